@@ -1,0 +1,4 @@
+/**
+ * The dthreads java agent and offline instrumenter: packaging and start-up only.
+ */
+package org.dthreads.agent;

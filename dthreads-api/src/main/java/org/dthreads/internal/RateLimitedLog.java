@@ -1,0 +1,96 @@
+package org.dthreads.internal;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Logging for runtime paths: at most one line per key and interval, with a count of what was
+ * suppressed. Runtime code never throws at the application; it logs here and degrades.
+ *
+ * <p>Writes through {@link System.Logger}, so it needs nothing on the bootstrap path and reaches
+ * SLF4J when the application installs a {@code System.LoggerFinder} bridge (for example
+ * {@code org.slf4j:slf4j-jdk-platform-logging}).
+ *
+ * <p>Thread-safe. Keys should be constants (one per kind of event): the table of keys is never pruned.
+ */
+public final class RateLimitedLog {
+
+    /** Where lines go; tests capture them. */
+    @FunctionalInterface
+    public interface Sink {
+        void write(Level level, String line);
+    }
+
+    /** Default interval between two lines with the same key. */
+    public static final long DEFAULT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private final Sink sink;
+    private final long intervalNanos;
+    private final LongSupplier nanoClock;
+    private final ConcurrentHashMap<String, Window> windows = new ConcurrentHashMap<>();
+
+    /** Guarded by its own monitor: a window is touched only by threads logging the same key. */
+    private static final class Window {
+        long openedAt;
+        long suppressed;
+        boolean fresh = true;
+    }
+
+    public RateLimitedLog(Sink sink, long intervalNanos, LongSupplier nanoClock) {
+        this.sink = sink;
+        this.intervalNanos = intervalNanos;
+        this.nanoClock = nanoClock;
+    }
+
+    /** A log named after {@code owner}, writing to {@link System.Logger}, one line per key a minute. */
+    public static RateLimitedLog forClass(Class<?> owner) {
+        System.Logger logger = System.getLogger(owner.getName());
+        return new RateLimitedLog((level, line) -> logger.log(level, line), DEFAULT_INTERVAL_NANOS, System::nanoTime);
+    }
+
+    /**
+     * Writes {@code message} unless a line with the same key was written less than the interval
+     * ago; returns whether it was written. Never throws.
+     */
+    public boolean log(Level level, String key, String message) {
+        try {
+            Window w = windows.computeIfAbsent(key, k -> new Window());
+            long suppressed;
+            synchronized (w) {
+                long now = nanoClock.getAsLong();
+                if (!w.fresh && now - w.openedAt < intervalNanos) {
+                    w.suppressed++;
+                    return false;
+                }
+                w.fresh = false;
+                w.openedAt = now;
+                suppressed = w.suppressed;
+                w.suppressed = 0;
+            }
+            sink.write(level, suppressed == 0 ? message
+                    : message + " (" + suppressed + " similar lines suppressed since the last one)");
+            return true;
+        } catch (Throwable t) {
+            return false; // logging must never break the caller
+        }
+    }
+
+    public boolean warn(String key, String message) {
+        return log(Level.WARNING, key, message);
+    }
+
+    public boolean error(String key, String message) {
+        return log(Level.ERROR, key, message);
+    }
+
+    /** Not rate-limited: for one-off lines such as start-up. */
+    public void info(String message) {
+        try {
+            sink.write(Level.INFO, message);
+        } catch (Throwable ignored) {
+            // never break the caller
+        }
+    }
+}
