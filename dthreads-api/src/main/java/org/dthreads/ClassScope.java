@@ -21,7 +21,11 @@ package org.dthreads;
  */
 public interface ClassScope extends AutoCloseable {
 
-    /** The class this scope bound. */
+    /**
+     * The class this scope bound.
+     *
+     * @return the bound class, never {@link ThreadClass#NONE}
+     */
     long boundClass();
 
     /** Restores the previous binding; never throws. */

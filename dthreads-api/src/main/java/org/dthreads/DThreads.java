@@ -24,7 +24,9 @@ public final class DThreads {
 
     /**
      * The calling thread's class: the innermost bound class, or the thread's own class (allocated
-     * lazily, once per thread). Never {@link ThreadClass#NONE}.
+     * lazily, once per thread).
+     *
+     * @return the calling thread's class, never {@link ThreadClass#NONE}
      */
     public static long currentClass() {
         return KernelLink.currentClass();
@@ -34,6 +36,8 @@ public final class DThreads {
      * Binds {@code threadClass} to the calling thread until the returned scope is closed.
      * Bind and close in the same method (see {@link ClassScope}).
      *
+     * @param threadClass the class to bind, usually a caller's class received with a remote call
+     * @return the scope to close, in the same method, to restore the previous binding
      * @throws IllegalArgumentException if {@code threadClass} is not {@link ThreadClass#isValid valid};
      *     values from the network must be checked first
      */
@@ -44,7 +48,11 @@ public final class DThreads {
         return KernelLink.bind(threadClass);
     }
 
-    /** This site's id, the high half of every class this site allocates. Never 0. */
+    /**
+     * This site's id, the high half of every class this site allocates.
+     *
+     * @return the site id, unsigned, never 0
+     */
     public static int siteId() {
         return KernelLink.siteId();
     }
@@ -52,6 +60,8 @@ public final class DThreads {
     /**
      * A random, non-zero value drawn once per start of this site. Peers use it to tell a restarted
      * site from a second live site that presents the same {@link #siteId()}.
+     *
+     * @return this start's incarnation token, never 0
      */
     public static long siteIncarnation() {
         return KernelLink.siteIncarnation();

@@ -10,10 +10,10 @@ package org.dthreads;
  * valid class is never {@code 0}; {@link #NONE} ({@code 0}) means "no class".
  *
  * <pre>
- *   bit 63                      32 31                       0
- *      +--------------------------+--------------------------+
- *      |   site id (unsigned, != 0) | thread id (unsigned, != 0)|
- *      +--------------------------+--------------------------+
+ *   bits 63 ........... 32   bits 31 ............ 0
+ *   +--------------------+   +--------------------+
+ *   | site id   (!= 0)   |   | thread id (!= 0)   |
+ *   +--------------------+   +--------------------+
  * </pre>
  *
  * <p>The same layout travels on the wire (see {@code docs/wire-format.md}). This class only
@@ -49,12 +49,22 @@ public final class ThreadClass {
         return ((long) siteId << SITE_SHIFT) | (threadId & THREAD_MASK);
     }
 
-    /** The site id (bits 63..32) of {@code threadClass}, as an unsigned {@code int}. */
+    /**
+     * The site id of a class.
+     *
+     * @param threadClass a packed class
+     * @return bits 63..32, as an unsigned {@code int}
+     */
     public static int siteId(long threadClass) {
         return (int) (threadClass >>> SITE_SHIFT);
     }
 
-    /** The thread id (bits 31..0) of {@code threadClass}, as an unsigned {@code int}. */
+    /**
+     * The thread id of a class.
+     *
+     * @param threadClass a packed class
+     * @return bits 31..0, as an unsigned {@code int}
+     */
     public static int threadId(long threadClass) {
         return (int) threadClass;
     }
@@ -62,6 +72,9 @@ public final class ThreadClass {
     /**
      * Whether {@code threadClass} could have been issued by a site: both halves non-zero. Values
      * read from the network must pass this check before they are bound.
+     *
+     * @param threadClass a packed class
+     * @return true if both halves are non-zero
      */
     public static boolean isValid(long threadClass) {
         return siteId(threadClass) != 0 && threadId(threadClass) != 0;
@@ -70,6 +83,9 @@ public final class ThreadClass {
     /**
      * A fixed-width, human-readable form: {@code "0000002a:00000007"} (site:thread, unsigned hex),
      * or {@code "none"} for {@link #NONE}. Used in logs and monitor dumps.
+     *
+     * @param threadClass a packed class
+     * @return the formatted class
      */
     public static String format(long threadClass) {
         if (threadClass == NONE) {
