@@ -1,0 +1,122 @@
+package org.dthreads.rmi.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+
+/**
+ * Adds a twin (see {@link Twins}) to every remote method declared by a remote interface.
+ *
+ * <p>Call-order rules: the class must be an interface already known to extend
+ * {@code java.rmi.Remote} and of class-file version 52 (Java 8) or later, since twins are default
+ * methods; {@link #rewritten()} is meaningful after {@code visitEnd}. An interface that already
+ * declares a twin was rewritten before and is passed through unchanged (the twins are the marker).
+ *
+ * <p>A twin {@code default R m-dthreads(long c, A a) throws E} is:
+ * <pre>
+ *   ClassScope s = TwinSupport.enter(c);
+ *   try { return this.m(a); } finally { s.close(); }
+ * </pre>
+ */
+final class RemoteInterfaceTwinner extends ClassVisitor {
+
+    private static final String TWIN_SUPPORT = "org/dthreads/rmi/internal/TwinSupport";
+    private static final String CLASS_SCOPE = "org/dthreads/ClassScope";
+
+    private record RemoteMethod(String name, String descriptor, String signature, String[] exceptions) {}
+
+    private final List<RemoteMethod> remoteMethods = new ArrayList<>();
+    private String owner;
+    private boolean alreadyTwinned;
+    private boolean rewritten;
+
+    RemoteInterfaceTwinner(ClassVisitor next) {
+        super(Opcodes.ASM9, next);
+    }
+
+    @Override
+    public void visit(int version, int access, String name, String signature, String superName, String[] interfaces) {
+        owner = name;
+        super.visit(version, access, name, signature, superName, interfaces);
+    }
+
+    @Override
+    public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+        if (Twins.isTwinName(name)) {
+            alreadyTwinned = true;
+        } else if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_PRIVATE)) == 0 && !name.startsWith("<")) {
+            remoteMethods.add(new RemoteMethod(name, descriptor, signature, exceptions));
+        }
+        return super.visitMethod(access, name, descriptor, signature, exceptions);
+    }
+
+    @Override
+    public void visitEnd() {
+        if (!alreadyTwinned) {
+            for (RemoteMethod m : remoteMethods) {
+                emitTwin(m);
+            }
+            rewritten = !remoteMethods.isEmpty();
+        }
+        super.visitEnd();
+    }
+
+    /** Whether twins were added. */
+    boolean rewritten() {
+        return rewritten;
+    }
+
+    private void emitTwin(RemoteMethod m) {
+        String twinDescriptor = Twins.twinDescriptor(m.descriptor());
+        String twinSignature = m.signature() == null ? null : Twins.twinDescriptor(m.signature());
+        MethodVisitor mv = super.visitMethod(Opcodes.ACC_PUBLIC, Twins.twinName(m.name()), twinDescriptor,
+                twinSignature, m.exceptions());
+        Type[] params = Type.getArgumentTypes(m.descriptor());
+        Type result = Type.getReturnType(m.descriptor());
+        int firstParam = 3; // this, long (2 slots)
+        int scopeSlot = firstParam;
+        for (Type p : params) {
+            scopeSlot += p.getSize();
+        }
+        int resultSlot = scopeSlot + 1;
+
+        Label start = new Label();
+        Label end = new Label();
+        Label handler = new Label();
+        mv.visitCode();
+        mv.visitTryCatchBlock(start, end, handler, null);
+        mv.visitVarInsn(Opcodes.LLOAD, 1);
+        mv.visitMethodInsn(Opcodes.INVOKESTATIC, TWIN_SUPPORT, "enter", "(J)L" + CLASS_SCOPE + ";", false);
+        mv.visitVarInsn(Opcodes.ASTORE, scopeSlot);
+        mv.visitLabel(start);
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        int slot = firstParam;
+        for (Type p : params) {
+            mv.visitVarInsn(p.getOpcode(Opcodes.ILOAD), slot);
+            slot += p.getSize();
+        }
+        mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, owner, m.name(), m.descriptor(), true);
+        if (result.getSort() != Type.VOID) {
+            mv.visitVarInsn(result.getOpcode(Opcodes.ISTORE), resultSlot);
+        }
+        mv.visitVarInsn(Opcodes.ALOAD, scopeSlot);
+        mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, CLASS_SCOPE, "close", "()V", true);
+        if (result.getSort() != Type.VOID) {
+            mv.visitVarInsn(result.getOpcode(Opcodes.ILOAD), resultSlot);
+        }
+        mv.visitInsn(result.getOpcode(Opcodes.IRETURN));
+        mv.visitLabel(end);
+        mv.visitLabel(handler);
+        mv.visitVarInsn(Opcodes.ASTORE, resultSlot);
+        mv.visitVarInsn(Opcodes.ALOAD, scopeSlot);
+        mv.visitMethodInsn(Opcodes.INVOKEINTERFACE, CLASS_SCOPE, "close", "()V", true);
+        mv.visitVarInsn(Opcodes.ALOAD, resultSlot);
+        mv.visitInsn(Opcodes.ATHROW);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
+    }
+}

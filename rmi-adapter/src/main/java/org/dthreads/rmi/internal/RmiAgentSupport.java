@@ -1,0 +1,40 @@
+package org.dthreads.rmi.internal;
+
+import java.lang.instrument.Instrumentation;
+import java.lang.instrument.UnmodifiableClassException;
+import java.util.Map;
+import java.util.Set;
+import org.dthreads.internal.RateLimitedLog;
+
+/**
+ * Installs the JRMP retrofit into a running JVM. Precondition: {@link RmiClientHook},
+ * {@link TwinSupport}, {@link Twins} and dthreads-api are on the bootstrap class path (the agent
+ * puts them there), because {@code java.rmi} and every application loader must reach them.
+ */
+public final class RmiAgentSupport {
+
+    private static final RateLimitedLog LOG = RateLimitedLog.forClass(RmiAgentSupport.class);
+
+    private RmiAgentSupport() {}
+
+    public static void install(Instrumentation inst, RmiTransformer.ScopeFilter scope) {
+        Module javaRmi = java.rmi.Remote.class.getModule();
+        Module hookModule;
+        try {
+            hookModule = Class.forName(RmiClientHook.class.getName(), false, null).getModule();
+        } catch (ClassNotFoundException e) {
+            LOG.error("hook-not-on-boot-path", "dthreads: the JRMP hook is not on the bootstrap class path;"
+                    + " JRMP calls carry no thread class");
+            return;
+        }
+        // java.rmi must read the (unnamed) module of the hook it will call.
+        inst.redefineModule(javaRmi, Set.of(hookModule), Map.of(), Map.of(), Set.of(), Map.of());
+        inst.addTransformer(new RmiTransformer(scope), true);
+        try {
+            inst.retransformClasses(java.rmi.server.RemoteObjectInvocationHandler.class);
+        } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
+            LOG.error("roih-retransform", "dthreads: could not retransform RemoteObjectInvocationHandler;"
+                    + " JRMP proxy calls carry no thread class: " + e);
+        }
+    }
+}
