@@ -1,0 +1,61 @@
+package org.dthreads.iiop;
+
+import org.dthreads.iiop.internal.ClientIdentityInterceptor;
+import org.dthreads.iiop.internal.ServerIdentityInterceptor;
+import org.dthreads.internal.RateLimitedLog;
+import org.omg.CORBA.LocalObject;
+import org.omg.PortableInterceptor.ORBInitInfo;
+import org.omg.PortableInterceptor.ORBInitInfoPackage.DuplicateName;
+import org.omg.PortableInterceptor.ORBInitializer;
+
+/**
+ * The whole dthreads set-up on an ORB: registers the client and server request interceptors that
+ * carry the calling thread's class in every request (service context {@code 0x44540001}, see
+ * {@code docs/wire-format.md}) and bind it to the thread that runs the servant.
+ *
+ * <p>Register it the standard way, as an ORB property (the value is ignored):
+ *
+ * <pre>
+ * org.omg.PortableInterceptor.ORBInitializerClass.org.dthreads.iiop.DThreadsOrbInitializer=""
+ * </pre>
+ *
+ * <p>Works with any ORB that implements Portable Interceptors; tested with JacORB 3.9 (IDL) and the
+ * GlassFish ORB 4.2.5 (IDL and RMI-IIOP). The ORB calls the methods of this class once, during
+ * {@code ORB.init}, on the thread that initializes the ORB; it never throws.
+ */
+public final class DThreadsOrbInitializer extends LocalObject implements ORBInitializer {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final RateLimitedLog LOG = RateLimitedLog.forClass(DThreadsOrbInitializer.class);
+
+    /** Called by the ORB (by reflection); applications do not construct it. */
+    public DThreadsOrbInitializer() {}
+
+    /**
+     * Registers the interceptors.
+     *
+     * @param info the ORB's initialization info
+     */
+    @Override
+    public void pre_init(ORBInitInfo info) {
+        try {
+            info.add_client_request_interceptor(new ClientIdentityInterceptor(LOG));
+            info.add_server_request_interceptor(new ServerIdentityInterceptor(LOG));
+        } catch (DuplicateName e) {
+            LOG.warn("duplicate-initializer", "dthreads: the interceptors are already registered on this ORB ("
+                    + e.name + "); registered once");
+        } catch (RuntimeException e) {
+            LOG.error("initializer-failed", "dthreads: could not register the IIOP interceptors; calls through"
+                    + " this ORB carry no thread identity: " + e);
+        }
+    }
+
+    /**
+     * Does nothing.
+     *
+     * @param info the ORB's initialization info
+     */
+    @Override
+    public void post_init(ORBInitInfo info) {}
+}

@@ -1,0 +1,157 @@
+package org.dthreads.iiop.internal;
+
+import org.dthreads.ThreadClass;
+import org.dthreads.internal.KernelLink;
+import org.dthreads.internal.RateLimitedLog;
+import org.omg.CORBA.LocalObject;
+import org.omg.CORBA.TRANSIENTHelper;
+import org.omg.IOP.ServiceContext;
+import org.omg.PortableInterceptor.ClientRequestInfo;
+import org.omg.PortableInterceptor.ClientRequestInterceptor;
+import org.omg.PortableInterceptor.LOCATION_FORWARD;
+import org.omg.PortableInterceptor.TRANSPORT_RETRY;
+
+/**
+ * Client side: every request carries the class of the thread that sends it, read from dthreads'
+ * own binding ({@link KernelLink#currentClass()}), never from {@code PICurrent}, so a chain that
+ * arrived over JRMP or any other adapter keeps its class.
+ *
+ * <h2>Threading contract</h2>
+ * <ul>
+ *   <li>One instance per ORB, called concurrently from any thread that invokes; no mutable fields
+ *       of its own. {@code send_request} runs on the invoking thread (the ORB calls it there for
+ *       synchronous invocations, which is what makes {@code currentClass()} the caller's).</li>
+ *   <li>Two-way requests carry {@code currentClass()}. A {@code LOCATION_FORWARD} or
+ *       {@code TRANSIENT} retry is a new {@code send_request} on the same thread with the same
+ *       binding, so it carries the same class.</li>
+ *   <li>Oneway requests ({@code response_expected() == false}) carry a fresh class: the caller
+ *       keeps running, so the callee is another logical thread. A retry of the same oneway on the
+ *       same thread (after {@code LOCATION_FORWARD}, {@code TRANSPORT_RETRY} or {@code TRANSIENT})
+ *       carries the same fresh class again (remembered in a thread-local until the next request).</li>
+ *   <li>Implicit operations ({@code _is_a}, {@code _non_existent}, ...) carry the class like any
+ *       other: the server may run user code for them (overrides, servant managers), 16 bytes are
+ *       cheap, and skipping would only be safe where nothing on the server can block.</li>
+ *   <li>The interceptor makes no CORBA call of its own (hand-written encoding, no {@code Codec},
+ *       no {@code PICurrent}), so it cannot recurse into itself.</li>
+ *   <li>No method throws: a failure is logged (rate-limited) and the request goes without context,
+ *       which the server serves as a fresh class.</li>
+ * </ul>
+ */
+public final class ClientIdentityInterceptor extends LocalObject implements ClientRequestInterceptor {
+
+    private static final long serialVersionUID = 1L;
+
+    static final String NAME = "org.dthreads.iiop.client";
+
+    /** The last oneway sent by this thread, so that its retry keeps its class. Thread-confined. */
+    private static final class LastOneway {
+        String operation;
+        long threadClass;
+        /** The oneway's ending point asked for a retry: the next send of the same operation reuses the class. */
+        boolean retryArmed;
+    }
+
+    private static final ThreadLocal<LastOneway> LAST_ONEWAY = ThreadLocal.withInitial(LastOneway::new);
+
+    private final transient RateLimitedLog log;
+
+    public ClientIdentityInterceptor(RateLimitedLog log) {
+        this.log = log;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void destroy() {}
+
+    @Override
+    public void send_request(ClientRequestInfo ri) {
+        try {
+            long threadClass;
+            if (ri.response_expected()) {
+                threadClass = KernelLink.currentClass();
+                LastOneway last = LAST_ONEWAY.get();
+                last.retryArmed = false;
+                warnIfSingleThreadModel(ri);
+            } else {
+                threadClass = onewayClass(ri.operation());
+            }
+            ri.add_request_service_context(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)), true);
+        } catch (Throwable t) {
+            Safety.rethrowFatal(t);
+            log.error("client-send-failed", "dthreads: could not add the identity context to a request; it goes"
+                    + " without one (the server serves it as a fresh class): " + t);
+        }
+    }
+
+    private static long onewayClass(String operation) {
+        LastOneway last = LAST_ONEWAY.get();
+        long threadClass;
+        if (last.retryArmed && operation.equals(last.operation) && last.threadClass != ThreadClass.NONE) {
+            threadClass = last.threadClass;
+        } else {
+            threadClass = KernelLink.freshClass();
+        }
+        last.operation = operation;
+        last.threadClass = threadClass;
+        last.retryArmed = false;
+        return threadClass;
+    }
+
+    private void warnIfSingleThreadModel(ClientRequestInfo ri) {
+        ServerBindings.Entry serving = ServerBindings.current().innermost();
+        if (serving != null && serving.singleThreadModel) {
+            log.warn("stm-nested-call", "dthreads: a servant of a SINGLE_THREAD_MODEL POA on thread '"
+                    + Thread.currentThread().getName() + "' makes a two-way call ('" + ri.operation()
+                    + "'); that POA dispatches nothing else until the call returns, so a callback into it"
+                    + " (the A -> B -> A chain) deadlocks. Use ORB_CTRL_MODEL for servants that call out.");
+        }
+    }
+
+    @Override
+    public void send_poll(ClientRequestInfo ri) {}
+
+    @Override
+    public void receive_reply(ClientRequestInfo ri) {
+        ended(ri, false);
+    }
+
+    @Override
+    public void receive_exception(ClientRequestInfo ri) {
+        boolean retry = false;
+        try {
+            retry = TRANSIENTHelper.id().equals(ri.received_exception_id());
+        } catch (Throwable t) {
+            Safety.rethrowFatal(t);
+        }
+        ended(ri, retry);
+    }
+
+    @Override
+    public void receive_other(ClientRequestInfo ri) {
+        boolean retry = false;
+        try {
+            short status = ri.reply_status();
+            retry = status == LOCATION_FORWARD.value || status == TRANSPORT_RETRY.value;
+        } catch (Throwable t) {
+            Safety.rethrowFatal(t);
+        }
+        ended(ri, retry);
+    }
+
+    private static void ended(ClientRequestInfo ri, boolean retry) {
+        try {
+            if (ri.response_expected()) {
+                return;
+            }
+            LastOneway last = LAST_ONEWAY.get();
+            last.retryArmed = retry && ri.operation().equals(last.operation);
+        } catch (Throwable t) {
+            Safety.rethrowFatal(t);
+        }
+    }
+
+}

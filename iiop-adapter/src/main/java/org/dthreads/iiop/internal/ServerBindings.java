@@ -1,0 +1,87 @@
+package org.dthreads.iiop.internal;
+
+import java.util.Arrays;
+import org.dthreads.ClassScope;
+
+/**
+ * The bindings that {@link ServerIdentityInterceptor} opened on the current thread, innermost
+ * last: one per request whose {@code receive_request} ran on this thread and whose ending point
+ * ({@code send_reply}, {@code send_exception}, {@code send_other}) has not run yet. A thread holds
+ * more than one while requests nest on it: a collocated call served on the caller's thread, or a
+ * servant whose outgoing call is dispatched back onto the same thread.
+ *
+ * <p>Confined to its thread (a {@link ThreadLocal}); no synchronization.
+ */
+final class ServerBindings {
+
+    /** One request's binding. */
+    static final class Entry {
+        final Object request;
+        final ClassScope scope;
+        final long previousBound;
+        final boolean singleThreadModel;
+
+        Entry(Object request, ClassScope scope, long previousBound, boolean singleThreadModel) {
+            this.request = request;
+            this.scope = scope;
+            this.previousBound = previousBound;
+            this.singleThreadModel = singleThreadModel;
+        }
+    }
+
+    private static final ThreadLocal<ServerBindings> CURRENT = ThreadLocal.withInitial(ServerBindings::new);
+
+    private Entry[] entries = new Entry[4];
+    private int size;
+
+    private ServerBindings() {}
+
+    static ServerBindings current() {
+        return CURRENT.get();
+    }
+
+    void push(Entry e) {
+        if (size == entries.length) {
+            entries = Arrays.copyOf(entries, size * 2);
+        }
+        entries[size++] = e;
+    }
+
+    /**
+     * Closes the binding of {@code request} if this thread holds one, and any inner binding left
+     * open above it (whose ending point never came on this thread).
+     *
+     * @return how many inner bindings had to be closed first, or -1 if this thread holds no
+     *     binding for {@code request} (its {@code receive_request} did not run here)
+     */
+    int pop(Object request) {
+        int i = size - 1;
+        while (i >= 0 && entries[i].request != request) {
+            i--;
+        }
+        if (i < 0) {
+            return -1;
+        }
+        int leaked = size - 1 - i;
+        while (size > i) {
+            Entry e = entries[--size];
+            entries[size] = null;
+            e.scope.close();
+        }
+        return leaked;
+    }
+
+    /** The innermost binding, or null. */
+    Entry innermost() {
+        return size == 0 ? null : entries[size - 1];
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** Test hook: number of adapter bindings open on the calling thread. */
+    static int depthOnThisThread() {
+        return current().size;
+    }
+}
