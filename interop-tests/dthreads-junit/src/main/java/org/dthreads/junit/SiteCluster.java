@@ -1,0 +1,485 @@
+package org.dthreads.junit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
+import org.dthreads.junit.internal.Cleanup;
+import org.dthreads.junit.internal.Protocol;
+import org.junit.jupiter.api.function.ThrowingSupplier;
+
+/**
+ * A set of {@link Site sites} started for one test, and the scenario assertions over them.
+ *
+ * <pre>{@code
+ * try (SiteCluster cluster = new SiteCluster()) {
+ *     List<Site> s = cluster.start(SiteSpec.app("A", SiteA.class), SiteSpec.app("B", SiteB.class));
+ *     cluster.assertCompletesWithin(Duration.ofSeconds(5), () -> s.get(0).run("zigzag"));
+ * }
+ * }</pre>
+ *
+ * <p>Sites of one {@link #start(SiteSpec...)} call are launched in parallel. While running, every
+ * site receives every other site's endpoints ({@link SiteContext#peerEndpoint}), so no site needs a
+ * fixed port. Failures ({@link AssertionError}) carry a {@link SiteReport} of every site: thread
+ * dump, dthreads monitor dump, stderr and stdout tails. After a failed start, a failed or timed-out
+ * scenario, and after a deadlock has been proven, every site is killed ({@code destroy}, then
+ * {@code destroyForcibly} after the grace period, descendants included). {@link #close()} kills
+ * whatever is left and deletes the cluster's temporary directory; a JVM shutdown hook does the same
+ * if the test JVM exits first, and each site ends itself when the test JVM's end closes its stdin.
+ *
+ * <h2>Threading contract</h2>
+ * Thread-safe. The assertion methods run the scenario on a new daemon thread of the test JVM and
+ * wait on the calling thread; a scenario thread that is still stuck when its sites are killed ends
+ * with a {@link SiteException}.
+ */
+public final class SiteCluster implements AutoCloseable {
+
+    /** Options of a {@link SiteCluster}. Not thread-safe; build once. */
+    public static final class Builder {
+        private Duration readyTimeout = Duration.ofSeconds(30);
+        private Duration killGrace = Duration.ofSeconds(1);
+        private Duration dumpTimeout = Duration.ofSeconds(3);
+        private Duration pollInterval = Duration.ofMillis(10);
+
+        private Builder() {}
+
+        /** How long a batch of sites may take to report ready (default 30 s, counted from launch). */
+        public Builder readyTimeout(Duration d) {
+            readyTimeout = Objects.requireNonNull(d);
+            return this;
+        }
+
+        /** How long a killed site gets between SIGTERM and SIGKILL (default 1 s). */
+        public Builder killGrace(Duration d) {
+            killGrace = Objects.requireNonNull(d);
+            return this;
+        }
+
+        /** How long a site gets to answer a dump request before jcmd is used (default 3 s). */
+        public Builder dumpTimeout(Duration d) {
+            dumpTimeout = Objects.requireNonNull(d);
+            return this;
+        }
+
+        /** How often the scenario assertions poll (default 10 ms). */
+        public Builder pollInterval(Duration d) {
+            pollInterval = Objects.requireNonNull(d);
+            return this;
+        }
+
+        public SiteCluster build() {
+            return new SiteCluster(this);
+        }
+    }
+
+    private static final AtomicInteger SCENARIOS = new AtomicInteger();
+
+    private final Duration readyTimeout;
+    private final Duration killGrace;
+    private final Duration dumpTimeout;
+    private final Duration pollInterval;
+    private final List<Site> sites = new CopyOnWriteArrayList<>();
+    private final Deque<AutoCloseable> owned = new ArrayDeque<>();
+    private final Path tempDir;
+    private final Cleanup.Registration cleanup;
+    private volatile boolean closed;
+
+    /** A cluster with default options. */
+    public SiteCluster() {
+        this(new Builder());
+    }
+
+    private SiteCluster(Builder b) {
+        this.readyTimeout = b.readyTimeout;
+        this.killGrace = b.killGrace;
+        this.dumpTimeout = b.dumpTimeout;
+        this.pollInterval = b.pollInterval;
+        try {
+            this.tempDir = Files.createTempDirectory("dthreads-sites-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.cleanup = Cleanup.register(this::emergencyStop);
+    }
+
+    /** Options for a cluster. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The cluster's temporary directory (deleted by {@link #close()}). */
+    public Path tempDir() {
+        return tempDir;
+    }
+
+    // ------------------------------------------------------------------ starting
+
+    /** Starts one site and waits until it is ready. */
+    public Site start(SiteSpec spec) {
+        return start(List.of(spec)).get(0);
+    }
+
+    /** Starts sites in parallel and waits until all are ready; see {@link #start(List)}. */
+    public List<Site> start(SiteSpec... specs) {
+        return start(List.of(specs));
+    }
+
+    /**
+     * Launches every spec's JVM at once, then waits until each reports ready, within the ready
+     * timeout counted from launch.
+     *
+     * @return the sites, in the order of {@code specs}
+     * @throws AssertionError if a site dies before it is ready (the message has its exit code,
+     *     start failure and stderr tail) or is not ready in time (the message has its dumps); every
+     *     site of the cluster has then been killed
+     */
+    public List<Site> start(List<SiteSpec> specs) {
+        if (closed) {
+            throw new IllegalStateException("cluster is closed");
+        }
+        Set<String> names = new HashSet<>();
+        sites.forEach(s -> names.add(s.name()));
+        for (SiteSpec spec : specs) {
+            if (!names.add(spec.name())) {
+                throw new IllegalArgumentException("duplicate site name: " + spec.name());
+            }
+        }
+        List<Site> started = new ArrayList<>();
+        try {
+            for (SiteSpec spec : specs) {
+                Site s = Site.launch(spec, this, tempDir);
+                sites.add(s);
+                started.add(s);
+            }
+            long deadline = System.nanoTime() + readyTimeout.toNanos();
+            for (Site s : started) {
+                s.awaitReady(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            }
+        } catch (AssertionError | RuntimeException e) {
+            killAll();
+            throw e;
+        }
+        return started;
+    }
+
+    /** The site named {@code name}. */
+    public Site site(String name) {
+        return sites.stream().filter(s -> s.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no site named " + name + " in " + sites));
+    }
+
+    /** All sites started so far, in start order. */
+    public List<Site> sites() {
+        return List.copyOf(sites);
+    }
+
+    // called from a site's stdout thread
+    synchronized void onHello(Site site) {
+        for (Site other : sites) {
+            if (other != site) {
+                other.endpoints().forEach((k, v) -> site.send(peerLine(other, k, v)));
+            }
+        }
+    }
+
+    // called from a site's stdout thread
+    synchronized void onEndpoints(Site site, Map<String, String> added) {
+        for (Site other : sites) {
+            if (other != site && other.isHelloDone() && other.controlEnabled() && other.isAlive()) {
+                added.forEach((k, v) -> other.send(peerLine(site, k, v)));
+            }
+        }
+    }
+
+    private static String peerLine(Site from, String key, String value) {
+        return "PEER " + Protocol.encode(from.name()) + " " + Protocol.pair(key, value);
+    }
+
+    // ------------------------------------------------------------------ scenario assertions
+
+    /**
+     * Runs {@code scenario} and asserts that it completes within {@code bound}.
+     *
+     * @return the scenario's result
+     * @throws AssertionError if it does not complete in time, throws, or a site dies meanwhile; the
+     *     message holds every site's thread dump, monitor dump and output tails, and every site has
+     *     been killed
+     */
+    public <T> T assertCompletesWithin(Duration bound, ThrowingSupplier<T> scenario) {
+        Scenario<T> run = startScenario(scenario);
+        long t0 = System.nanoTime();
+        boolean finished = awaitScenario(run, bound, "scenario to complete within " + bound.toMillis() + " ms");
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        if (!finished) {
+            throw failAndKill("Scenario did not complete within " + bound.toMillis() + " ms (deadlocked or too slow).",
+                    run, null);
+        }
+        if (run.result.isDone() && !run.result.isCompletedExceptionally()) {
+            return run.result.join();
+        }
+        List<Site> dead = deadSites();
+        if (!dead.isEmpty()) {
+            throw failAndKill(deathHeader(dead, "during the scenario", ms), run, run.failure());
+        }
+        Throwable cause = run.failure();
+        throw failAndKill("Scenario failed after " + ms + " ms: " + cause, run, cause);
+    }
+
+    /**
+     * The control of a regression suite: runs {@code scenario} and asserts that it does <em>not</em>
+     * complete within {@code bound} while every site stays alive, that is that it is stuck rather
+     * than slow-and-done or crashed. Use it on a setup without dthreads to prove that the test can
+     * detect the deadlock that dthreads removes.
+     *
+     * <p>All sites are killed afterwards in every case (a deadlocked cluster is of no further use).
+     *
+     * @return the dumps of every site, taken while stuck
+     * @throws AssertionError if the scenario completes or fails, or a site dies, within the bound
+     *     or while the evidence is being collected
+     */
+    public DeadlockEvidence assertDeadlocksWithin(Duration bound, ThrowingSupplier<?> scenario) {
+        Scenario<?> run = startScenario(scenario);
+        long t0 = System.nanoTime();
+        boolean finished = awaitScenario(run, bound, "scenario to end (expected to deadlock)");
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        if (finished) {
+            List<Site> dead = deadSites();
+            if (!dead.isEmpty()) {
+                throw failAndKill("Expected a deadlock, but " + deathHeader(dead, "during the scenario", ms)
+                        + " A crash is not a deadlock.", run, run.failure());
+            }
+            if (run.result.isCompletedExceptionally()) {
+                throw failAndKill("Expected a deadlock, but the scenario failed after " + ms + " ms: " + run.failure(),
+                        run, run.failure());
+            }
+            throw failAndKill("Expected a deadlock, but the scenario completed in " + ms + " ms with result "
+                    + run.result.join() + ". The control proves nothing if it does not deadlock.", run, null);
+        }
+        List<SiteReport> reports = reports();
+        List<Site> dead = deadSites();
+        if (!dead.isEmpty() || run.result.isDone()) {
+            String why = !dead.isEmpty() ? deathHeader(dead, "while its dumps were taken", ms)
+                    : "the scenario ended while dumps were taken (slow, not deadlocked): "
+                            + (run.result.isCompletedExceptionally() ? run.failure() : "completed");
+            throw failAndKill("Expected a deadlock, but " + why, run, run.failure(), reports);
+        }
+        DeadlockEvidence evidence = new DeadlockEvidence(bound, reports);
+        killAll();
+        run.thread.interrupt();
+        return evidence;
+    }
+
+    private static final class Scenario<T> {
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        Thread thread;
+
+        Throwable failure() {
+            if (!result.isCompletedExceptionally()) {
+                return null;
+            }
+            try {
+                result.join();
+                return null;
+            } catch (java.util.concurrent.CompletionException e) {
+                return e.getCause() != null ? e.getCause() : e;
+            } catch (java.util.concurrent.CancellationException e) {
+                return e;
+            }
+        }
+    }
+
+    private <T> Scenario<T> startScenario(ThrowingSupplier<T> scenario) {
+        if (closed) {
+            throw new IllegalStateException("cluster is closed");
+        }
+        Scenario<T> run = new Scenario<>();
+        run.thread = new Thread(() -> {
+            try {
+                run.result.complete(scenario.get());
+            } catch (Throwable t) {
+                run.result.completeExceptionally(t);
+            }
+        }, "dthreads-scenario-" + SCENARIOS.incrementAndGet());
+        run.thread.setDaemon(true);
+        run.thread.start();
+        return run;
+    }
+
+    /** True if the scenario ended or a site died within the bound, false on timeout. */
+    private boolean awaitScenario(Scenario<?> run, Duration bound, String alias) {
+        try {
+            Awaitility.await(alias).atMost(bound).pollDelay(Duration.ZERO).pollInterval(pollInterval)
+                    .pollInSameThread().until(() -> run.result.isDone() || !deadSites().isEmpty());
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
+    private List<Site> deadSites() {
+        List<Site> dead = new ArrayList<>();
+        for (Site s : sites) {
+            if (s.diedUnexpectedly()) {
+                dead.add(s);
+            }
+        }
+        return dead;
+    }
+
+    private static String deathHeader(List<Site> dead, String when, long ms) {
+        StringBuilder sb = new StringBuilder();
+        for (Site s : dead) {
+            sb.append("site ").append(s.name()).append(" died ").append(when).append(" (exit code ")
+                    .append(s.exitCode().isPresent() ? Integer.toString(s.exitCode().getAsInt()) : "?")
+                    .append(", ").append(ms).append(" ms into it).");
+        }
+        return sb.toString();
+    }
+
+    private AssertionError failAndKill(String header, Scenario<?> run, Throwable cause) {
+        return failAndKill(header, run, cause, reports());
+    }
+
+    private AssertionError failAndKill(String header, Scenario<?> run, Throwable cause, List<SiteReport> reports) {
+        StringBuilder sb = new StringBuilder(header).append('\n');
+        if (cause != null) {
+            sb.append("--- scenario failure: ").append(cause).append('\n');
+        }
+        if (run.thread.isAlive()) {
+            sb.append("--- test-side scenario thread \"").append(run.thread.getName()).append("\":\n");
+            for (StackTraceElement e : run.thread.getStackTrace()) {
+                sb.append("\tat ").append(e).append('\n');
+            }
+        }
+        reports.forEach(r -> sb.append(r.format()));
+        sb.append("(all sites of this cluster have been killed)\n");
+        killAll();
+        run.thread.interrupt();
+        AssertionError err = new AssertionError(sb.toString(), cause);
+        return err;
+    }
+
+    // ------------------------------------------------------------------ diagnostics and cleanup
+
+    /** A {@link SiteReport} of every site, collected in parallel. Never throws. */
+    public List<SiteReport> reports() {
+        List<CompletableFuture<SiteReport>> fs = new ArrayList<>();
+        for (Site s : sites) {
+            CompletableFuture<SiteReport> f = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    f.complete(s.report());
+                } catch (Throwable e) {
+                    f.completeExceptionally(e);
+                }
+            }, "dthreads-report-" + s.name());
+            t.setDaemon(true);
+            t.start();
+            fs.add(f);
+        }
+        List<SiteReport> out = new ArrayList<>();
+        for (int i = 0; i < fs.size(); i++) {
+            Site s = sites.get(i);
+            try {
+                out.add(fs.get(i).join());
+            } catch (RuntimeException e) {
+                out.add(new SiteReport(s.name(), s.pid(), s.isAlive(), s.exitCode(), s.uptime(), s.endpoints(),
+                        "(report failed: " + e + ")", "", s.stdoutTail(), s.stderrTail()));
+            }
+        }
+        return out;
+    }
+
+    /** Every site's report, rendered: what the assertion failures contain. */
+    public String diagnostics() {
+        StringBuilder sb = new StringBuilder();
+        reports().forEach(r -> sb.append(r.format()));
+        return sb.toString();
+    }
+
+    /** Kills every site (in parallel: SIGTERM, SIGKILL after the grace period, descendants too). */
+    public void killAll() {
+        List<Thread> killers = new ArrayList<>();
+        for (Site s : sites) {
+            Thread t = new Thread(() -> s.kill(killGrace), "dthreads-kill-" + s.name());
+            t.setDaemon(true);
+            t.start();
+            killers.add(t);
+        }
+        for (Thread t : killers) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Makes {@code resource} close with this cluster, after the sites are killed (for example the
+     * {@link NetworkNamespaces} the sites run in). Resources close in reverse order of adding.
+     */
+    public synchronized <C extends AutoCloseable> C closeWith(C resource) {
+        owned.push(Objects.requireNonNull(resource));
+        return resource;
+    }
+
+    private void emergencyStop() {
+        for (Site s : sites) {
+            s.killNow();
+        }
+        closeOwned();
+        Cleanup.deleteTree(tempDir);
+    }
+
+    private void closeOwned() {
+        while (true) {
+            AutoCloseable c;
+            synchronized (this) {
+                c = owned.poll();
+            }
+            if (c == null) {
+                return;
+            }
+            try {
+                c.close();
+            } catch (Exception e) {
+                // keep closing the rest
+            }
+        }
+    }
+
+    /** Kills every site, closes the resources given to {@link #closeWith}, deletes the temporary directory. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        killAll();
+        closeOwned();
+        Cleanup.deleteTree(tempDir);
+        cleanup.unregister();
+    }
+
+    /** Whether {@link #close()} has been called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+}

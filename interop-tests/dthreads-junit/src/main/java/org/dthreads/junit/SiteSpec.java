@@ -1,0 +1,285 @@
+package org.dthreads.junit;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How to start one site: a separate JVM running the kit's {@link SiteMain site runtime}, which
+ * starts a {@link SiteApp} ({@link #app}) or a plain main class ({@link #main}).
+ *
+ * <p>Immutable: every {@code with}-style method returns a changed copy, so a spec can be shared
+ * and reused freely from any thread. Defaults:
+ * <ul>
+ *   <li>class path: the test JVM's {@code java.class.path}; the kit's own jar or classes directory
+ *       is always added when missing;</li>
+ *   <li>java: {@code ${java.home}/bin/java} of the test JVM;</li>
+ *   <li>fast-start JVM flags {@link #FAST_START_FLAGS} (see {@link #fastStart(boolean)});</li>
+ *   <li>{@code -Djava.rmi.server.hostname=127.0.0.1}, or the namespace address when the site runs
+ *       in a {@link NetworkNamespaces network namespace}; a {@link #systemProperty} of that name
+ *       overrides it;</li>
+ *   <li>no agent, control channel on, site output not echoed.</li>
+ * </ul>
+ */
+public final class SiteSpec {
+
+    /**
+     * JVM flags added by default to make short-lived site JVMs start fast: C1 only, class data
+     * sharing when available, the serial collector. The collector flag is left out when
+     * {@link #jvmFlags} selects another collector.
+     */
+    public static final List<String> FAST_START_FLAGS =
+            List.of("-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC");
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
+    enum Mode { APP, MAIN }
+
+    private final String name;
+    private final Mode mode;
+    private final String className;
+    private final List<String> args;
+    private final List<String> classpath; // null: the test JVM's
+    private final List<String> jvmFlags;
+    private final Map<String, String> systemProperties;
+    private final Map<String, String> environment;
+    private final Path javaExecutable; // null: the test JVM's
+    private final Path javaAgent;
+    private final String javaAgentOptions;
+    private final NetworkNamespaces.Namespace namespace;
+    private final boolean fastStart;
+    private final boolean controlChannel;
+    private final boolean echoOutput;
+
+    private SiteSpec(String name, Mode mode, String className, List<String> args, List<String> classpath,
+            List<String> jvmFlags, Map<String, String> systemProperties, Map<String, String> environment,
+            Path javaExecutable, Path javaAgent, String javaAgentOptions, NetworkNamespaces.Namespace namespace,
+            boolean fastStart, boolean controlChannel, boolean echoOutput) {
+        this.name = name;
+        this.mode = mode;
+        this.className = className;
+        this.args = List.copyOf(args);
+        this.classpath = classpath == null ? null : List.copyOf(classpath);
+        this.jvmFlags = List.copyOf(jvmFlags);
+        this.systemProperties = Collections.unmodifiableMap(new LinkedHashMap<>(systemProperties));
+        this.environment = Collections.unmodifiableMap(new LinkedHashMap<>(environment));
+        this.javaExecutable = javaExecutable;
+        this.javaAgent = javaAgent;
+        this.javaAgentOptions = javaAgentOptions;
+        this.namespace = namespace;
+        this.fastStart = fastStart;
+        this.controlChannel = controlChannel;
+        this.echoOutput = echoOutput;
+    }
+
+    private static SiteSpec create(String name, Mode mode, String className, List<String> args) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(className, "className");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("site name must match " + NAME + ": " + name);
+        }
+        return new SiteSpec(name, mode, className, args, null, List.of(), Map.of(), Map.of(), null, null, null,
+                null, true, true, false);
+    }
+
+    /** A site named {@code name} that runs {@code app} in the kit's site runtime. */
+    public static SiteSpec app(String name, Class<? extends SiteApp> app) {
+        return create(name, Mode.APP, app.getName(), List.of());
+    }
+
+    /** A site named {@code name} that runs the {@link SiteApp} class named {@code appClassName}. */
+    public static SiteSpec app(String name, String appClassName) {
+        return create(name, Mode.APP, appClassName, List.of());
+    }
+
+    /**
+     * A site named {@code name} that runs {@code mainClassName.main(args)} under the site runtime.
+     * The site is ready when {@code main} returns, or earlier when it calls
+     * {@code SiteRuntime.context().ready()}. The JVM then lives as long as its non-daemon threads
+     * (an exported RMI object keeps it alive), as a normal program would.
+     */
+    public static SiteSpec main(String name, String mainClassName, String... args) {
+        return create(name, Mode.MAIN, mainClassName, Arrays.asList(args));
+    }
+
+    private SiteSpec copy(List<String> args, List<String> classpath, List<String> jvmFlags, Map<String, String> props,
+            Map<String, String> env, Path java, Path agent, String agentOptions, NetworkNamespaces.Namespace ns,
+            boolean fast, boolean control, boolean echo) {
+        return new SiteSpec(name, mode, className, args, classpath, jvmFlags, props, env, java, agent, agentOptions, ns,
+                fast, control, echo);
+    }
+
+    /** Replaces the program arguments (visible to a {@link SiteApp} as {@link SiteContext#args()}). */
+    public SiteSpec args(String... newArgs) {
+        return copy(Arrays.asList(newArgs), classpath, jvmFlags, systemProperties, environment, javaExecutable,
+                javaAgent, javaAgentOptions, namespace, fastStart, controlChannel, echoOutput);
+    }
+
+    /** Replaces the class path; the kit's own location is still added when missing. */
+    public SiteSpec classpath(List<Path> entries) {
+        List<String> cp = new ArrayList<>();
+        entries.forEach(p -> cp.add(p.toString()));
+        return copy(args, cp, jvmFlags, systemProperties, environment, javaExecutable, javaAgent, javaAgentOptions,
+                namespace, fastStart, controlChannel, echoOutput);
+    }
+
+    /** Replaces the class path with a {@code File.pathSeparator}-separated string. */
+    public SiteSpec classpath(String path) {
+        List<String> cp = new ArrayList<>(Arrays.asList(path.split(Pattern.quote(File.pathSeparator))));
+        cp.removeIf(String::isEmpty);
+        return copy(args, cp, jvmFlags, systemProperties, environment, javaExecutable, javaAgent, javaAgentOptions,
+                namespace, fastStart, controlChannel, echoOutput);
+    }
+
+    /** Adds JVM flags (after the fast-start defaults, so they win where the JVM lets the last one win). */
+    public SiteSpec jvmFlags(String... flags) {
+        List<String> f = new ArrayList<>(jvmFlags);
+        f.addAll(Arrays.asList(flags));
+        return copy(args, classpath, f, systemProperties, environment, javaExecutable, javaAgent, javaAgentOptions,
+                namespace, fastStart, controlChannel, echoOutput);
+    }
+
+    /** Adds or replaces a {@code -Dkey=value} system property. */
+    public SiteSpec systemProperty(String key, String value) {
+        Map<String, String> p = new LinkedHashMap<>(systemProperties);
+        p.put(key, value);
+        return copy(args, classpath, jvmFlags, p, environment, javaExecutable, javaAgent, javaAgentOptions, namespace,
+                fastStart, controlChannel, echoOutput);
+    }
+
+    /** Adds or replaces an environment variable of the site process. */
+    public SiteSpec environment(String key, String value) {
+        Map<String, String> e = new LinkedHashMap<>(environment);
+        e.put(key, value);
+        return copy(args, classpath, jvmFlags, systemProperties, e, javaExecutable, javaAgent, javaAgentOptions,
+                namespace, fastStart, controlChannel, echoOutput);
+    }
+
+    /** The {@code java} launcher to use, e.g. {@code /usr/lib/jvm/temurin-25-jdk-amd64/bin/java}. */
+    public SiteSpec javaExecutable(Path java) {
+        return copy(args, classpath, jvmFlags, systemProperties, environment, java, javaAgent, javaAgentOptions,
+                namespace, fastStart, controlChannel, echoOutput);
+    }
+
+    /** Starts the site with {@code -javaagent:<jar>} (for example the dthreads agent). */
+    public SiteSpec javaAgent(Path agentJar) {
+        return javaAgent(agentJar, null);
+    }
+
+    /** Starts the site with {@code -javaagent:<jar>=<options>}; null options means none. */
+    public SiteSpec javaAgent(Path agentJar, String options) {
+        return copy(args, classpath, jvmFlags, systemProperties, environment, javaExecutable, agentJar, options,
+                namespace, fastStart, controlChannel, echoOutput);
+    }
+
+    /** Runs the site inside {@code ns} (via {@code ip netns exec}). */
+    public SiteSpec networkNamespace(NetworkNamespaces.Namespace ns) {
+        return copy(args, classpath, jvmFlags, systemProperties, environment, javaExecutable, javaAgent,
+                javaAgentOptions, ns, fastStart, controlChannel, echoOutput);
+    }
+
+    /** Whether to add {@link #FAST_START_FLAGS} (default true). Turn off to measure with JIT tier 4. */
+    public SiteSpec fastStart(boolean on) {
+        return copy(args, classpath, jvmFlags, systemProperties, environment, javaExecutable, javaAgent,
+                javaAgentOptions, namespace, on, controlChannel, echoOutput);
+    }
+
+    /**
+     * Whether the site answers commands (default true). Without it the site cannot run steps and
+     * its thread dumps are taken from outside with {@code jcmd}; useful to check that fallback.
+     */
+    public SiteSpec controlChannel(boolean on) {
+        return copy(args, classpath, jvmFlags, systemProperties, environment, javaExecutable, javaAgent,
+                javaAgentOptions, namespace, fastStart, on, echoOutput);
+    }
+
+    /** Whether to copy the site's output lines to the test's {@code System.err}, prefixed {@code [name]}. */
+    public SiteSpec echoOutput(boolean on) {
+        return copy(args, classpath, jvmFlags, systemProperties, environment, javaExecutable, javaAgent,
+                javaAgentOptions, namespace, fastStart, controlChannel, on);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The {@link SiteApp} or main class name. */
+    public String className() {
+        return className;
+    }
+
+    /** Whether this site runs a {@link SiteApp} (true) or a main class (false). */
+    public boolean isApp() {
+        return mode == Mode.APP;
+    }
+
+    public List<String> args() {
+        return args;
+    }
+
+    /** The class path entries, or the test JVM's when none were set. */
+    public List<String> classpath() {
+        if (classpath != null) {
+            return classpath;
+        }
+        List<String> cp = new ArrayList<>(Arrays.asList(System.getProperty("java.class.path", "")
+                .split(Pattern.quote(File.pathSeparator))));
+        cp.removeIf(String::isEmpty);
+        return cp;
+    }
+
+    public List<String> jvmFlags() {
+        return jvmFlags;
+    }
+
+    public Map<String, String> systemProperties() {
+        return systemProperties;
+    }
+
+    public Map<String, String> environment() {
+        return environment;
+    }
+
+    /** The java launcher: the one set, or the test JVM's. */
+    public Path javaExecutable() {
+        return javaExecutable != null ? javaExecutable : Path.of(System.getProperty("java.home"), "bin", "java");
+    }
+
+    public Path javaAgent() {
+        return javaAgent;
+    }
+
+    public String javaAgentOptions() {
+        return javaAgentOptions;
+    }
+
+    /** The network namespace, or null for the test's own. */
+    public NetworkNamespaces.Namespace networkNamespace() {
+        return namespace;
+    }
+
+    public boolean fastStart() {
+        return fastStart;
+    }
+
+    public boolean controlChannel() {
+        return controlChannel;
+    }
+
+    public boolean echoOutput() {
+        return echoOutput;
+    }
+
+    @Override
+    public String toString() {
+        return "SiteSpec[" + name + ", " + (isApp() ? "app " : "main ") + className
+                + (namespace != null ? ", netns " + namespace.name() : "") + "]";
+    }
+}
