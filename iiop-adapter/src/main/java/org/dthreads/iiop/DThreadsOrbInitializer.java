@@ -2,11 +2,14 @@ package org.dthreads.iiop;
 
 import org.dthreads.iiop.internal.ClientIdentityInterceptor;
 import org.dthreads.iiop.internal.ServerIdentityInterceptor;
+import org.dthreads.iiop.internal.ThreadPolicyProbe;
+import org.omg.CORBA.BAD_INV_ORDER;
 import org.dthreads.internal.RateLimitedLog;
 import org.omg.CORBA.LocalObject;
 import org.omg.PortableInterceptor.ORBInitInfo;
 import org.omg.PortableInterceptor.ORBInitInfoPackage.DuplicateName;
 import org.omg.PortableInterceptor.ORBInitializer;
+import org.omg.PortableServer.THREAD_POLICY_ID;
 
 /**
  * The whole dthreads set-up on an ORB: registers the client and server request interceptors that
@@ -42,12 +45,24 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
         try {
             info.add_client_request_interceptor(new ClientIdentityInterceptor(LOG));
             info.add_server_request_interceptor(new ServerIdentityInterceptor(LOG));
+            registerThreadPolicyProbe(info);
         } catch (DuplicateName e) {
             LOG.warn("duplicate-initializer", "dthreads: the interceptors are already registered on this ORB ("
                     + e.name + "); registered once");
         } catch (RuntimeException e) {
             LOG.error("initializer-failed", "dthreads: could not register the IIOP interceptors; calls through"
                     + " this ORB carry no thread identity: " + e);
+        }
+    }
+
+    /** Lets {@code get_server_policy(THREAD_POLICY_ID)} answer on JacORB (see {@link ThreadPolicyProbe}). */
+    private static void registerThreadPolicyProbe(ORBInitInfo info) {
+        try {
+            info.register_policy_factory(THREAD_POLICY_ID.value, new ThreadPolicyProbe());
+        } catch (BAD_INV_ORDER alreadyRegistered) {
+            // the ORB has its own factory: get_server_policy works without ours
+        } catch (RuntimeException e) {
+            LOG.warn("policy-probe-failed", "dthreads: cannot detect SINGLE_THREAD_MODEL POAs on this ORB: " + e);
         }
     }
 

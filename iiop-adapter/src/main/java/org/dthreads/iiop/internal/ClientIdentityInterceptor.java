@@ -9,6 +9,7 @@ import org.omg.IOP.ServiceContext;
 import org.omg.PortableInterceptor.ClientRequestInfo;
 import org.omg.PortableInterceptor.ClientRequestInterceptor;
 import org.omg.PortableInterceptor.LOCATION_FORWARD;
+import org.omg.PortableInterceptor.ServerRequestInfo;
 import org.omg.PortableInterceptor.TRANSPORT_RETRY;
 
 /**
@@ -103,7 +104,13 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
 
     private void warnIfSingleThreadModel(ClientRequestInfo ri) {
         ServerBindings.Entry serving = ServerBindings.current().innermost();
-        if (serving != null && serving.singleThreadModel) {
+        if (serving == null || !(serving.request instanceof ServerRequestInfo sri)) {
+            return;
+        }
+        if (serving.singleThreadModel == 0) {
+            serving.singleThreadModel = (byte) (ServerIdentityInterceptor.singleThreadModel(sri) ? 1 : 2);
+        }
+        if (serving.singleThreadModel == 1) {
             log.warn("stm-nested-call", "dthreads: a servant of a SINGLE_THREAD_MODEL POA on thread '"
                     + Thread.currentThread().getName() + "' makes a two-way call ('" + ri.operation()
                     + "'); that POA dispatches nothing else until the call returns, so a callback into it"

@@ -19,13 +19,13 @@ final class ServerBindings {
         final Object request;
         final ClassScope scope;
         final long previousBound;
-        final boolean singleThreadModel;
+        /** Whether the request's POA is SINGLE_THREAD_MODEL: 0 not asked yet, 1 yes, 2 no. Asked only when the servant calls out. */
+        byte singleThreadModel;
 
-        Entry(Object request, ClassScope scope, long previousBound, boolean singleThreadModel) {
+        Entry(Object request, ClassScope scope, long previousBound) {
             this.request = request;
             this.scope = scope;
             this.previousBound = previousBound;
-            this.singleThreadModel = singleThreadModel;
         }
     }
 

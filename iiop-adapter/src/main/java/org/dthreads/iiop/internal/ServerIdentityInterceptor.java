@@ -75,9 +75,7 @@ public final class ServerIdentityInterceptor extends LocalObject implements Serv
                 threadClass = KernelLink.freshClass();
             }
             long previous = KernelLink.boundClass();
-            boolean stm = singleThreadModel(ri);
-            ServerBindings.current().push(
-                    new ServerBindings.Entry(ri, KernelLink.bind(threadClass), previous, stm));
+            ServerBindings.current().push(new ServerBindings.Entry(ri, KernelLink.bind(threadClass), previous));
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
             log.error("server-bind-failed", "dthreads: could not bind the caller's class for operation '"
@@ -133,7 +131,12 @@ public final class ServerIdentityInterceptor extends LocalObject implements Serv
         return threadClass;
     }
 
-    private static boolean singleThreadModel(ServerRequestInfo ri) {
+    /**
+     * Whether the POA that dispatched {@code ri} (a request in progress on this thread) is
+     * SINGLE_THREAD_MODEL. Called only when its servant makes an outgoing call: on JacORB the
+     * lookup builds the target's reference.
+     */
+    static boolean singleThreadModel(ServerRequestInfo ri) {
         try {
             Policy p = ri.get_server_policy(THREAD_POLICY_ID.value);
             return p instanceof ThreadPolicy tp && tp.value() == ThreadPolicyValue.SINGLE_THREAD_MODEL;
