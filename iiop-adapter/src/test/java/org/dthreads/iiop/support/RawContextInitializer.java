@@ -1,0 +1,63 @@
+package org.dthreads.iiop.support;
+
+import org.dthreads.iiop.internal.IdentityContext;
+import org.omg.CORBA.LocalObject;
+import org.omg.IOP.ServiceContext;
+import org.omg.PortableInterceptor.ClientRequestInfo;
+import org.omg.PortableInterceptor.ClientRequestInterceptor;
+import org.omg.PortableInterceptor.ORBInitInfo;
+import org.omg.PortableInterceptor.ORBInitializer;
+
+/** Test-only client interceptor that sends {@link #body} verbatim as context 0x44540001 (null: none). */
+public final class RawContextInitializer extends LocalObject implements ORBInitializer {
+
+    private static final long serialVersionUID = 1L;
+
+    public static final String PROPERTY = "org.omg.PortableInterceptor.ORBInitializerClass." + RawContextInitializer.class.getName();
+
+    public static volatile byte[] body;
+
+    @Override
+    public void pre_init(ORBInitInfo info) {
+        try {
+            info.add_client_request_interceptor(new Raw());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void post_init(ORBInitInfo info) {}
+
+    private static final class Raw extends LocalObject implements ClientRequestInterceptor {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String name() {
+            return "test.raw";
+        }
+
+        @Override
+        public void destroy() {}
+
+        @Override
+        public void send_request(ClientRequestInfo ri) {
+            byte[] b = body;
+            if (b != null) {
+                ri.add_request_service_context(new ServiceContext(IdentityContext.ID, b), true);
+            }
+        }
+
+        @Override
+        public void send_poll(ClientRequestInfo ri) {}
+
+        @Override
+        public void receive_reply(ClientRequestInfo ri) {}
+
+        @Override
+        public void receive_exception(ClientRequestInfo ri) {}
+
+        @Override
+        public void receive_other(ClientRequestInfo ri) {}
+    }
+}
