@@ -503,7 +503,7 @@ public final class Site {
         List<String> fields = new ArrayList<>();
         fields.add(step);
         for (String a : args) {
-            fields.add(Protocol.encode(a));
+            fields.add(Protocol.encodeArg(a));
         }
         String[] r;
         try {

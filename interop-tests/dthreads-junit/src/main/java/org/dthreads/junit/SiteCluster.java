@@ -88,6 +88,7 @@ public final class SiteCluster implements AutoCloseable {
     }
 
     private static final AtomicInteger SCENARIOS = new AtomicInteger();
+    private static final String TEMP_PREFIX = "dthreads-sites-";
 
     private final Duration readyTimeout;
     private final Duration killGrace;
@@ -110,7 +111,8 @@ public final class SiteCluster implements AutoCloseable {
         this.dumpTimeout = b.dumpTimeout;
         this.pollInterval = b.pollInterval;
         try {
-            this.tempDir = Files.createTempDirectory("dthreads-sites-");
+            Cleanup.sweepStaleTempDirs(TEMP_PREFIX);
+            this.tempDir = Files.createTempDirectory(TEMP_PREFIX + ProcessHandle.current().pid() + "-");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

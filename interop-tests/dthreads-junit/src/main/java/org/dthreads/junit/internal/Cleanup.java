@@ -60,6 +60,32 @@ public final class Cleanup {
         }, "dthreads-junit-cleanup"));
     }
 
+    /**
+     * Deletes {@code <tmp>/<prefix><pid>-*} directories whose creating JVM (pid) is
+     * gone, which only happens when a test JVM was killed with SIGKILL before its hook could run.
+     */
+    public static void sweepStaleTempDirs(String prefix) {
+        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        try (java.util.stream.Stream<Path> s = Files.list(tmp)) {
+            s.filter(p -> p.getFileName().toString().startsWith(prefix)).forEach(p -> {
+                String rest = p.getFileName().toString().substring(prefix.length());
+                int dash = rest.indexOf('-');
+                if (dash > 0) {
+                    try {
+                        long pid = Long.parseLong(rest.substring(0, dash));
+                        if (ProcessHandle.of(pid).isEmpty()) {
+                            deleteTree(p);
+                        }
+                    } catch (NumberFormatException e) {
+                        // not ours
+                    }
+                }
+            });
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+
     /** Deletes a directory tree; never throws. */
     public static void deleteTree(Path dir) {
         if (dir == null || !Files.exists(dir)) {

@@ -18,7 +18,7 @@ import java.util.Optional;
  *   DTHREADS-SITE &lt;token&gt; REPLY &lt;id&gt; OK|ERR &lt;payload&gt;
  *   DTHREADS-SITE &lt;token&gt; FAILED &lt;payload&gt;
  * </pre>
- * Test to site (stdin): {@code RUN <id> <step> [arg ...]}, {@code THREADS <id>},
+ * Test to site (stdin): {@code RUN <id> <step> [_arg ...]}, {@code THREADS <id>},
  * {@code MONITORS <id>}, {@code PING <id>}, {@code PEER <site> <key>=<value>}, {@code EXIT <code>}.
  * Keys, values, arguments and payloads are URL-encoded (UTF-8), so no field contains a space or a
  * line break. Anything that does not parse is ignored by both sides.
@@ -37,6 +37,19 @@ public final class Protocol {
     /** Decodes, or throws {@link IllegalArgumentException} on malformed input. */
     public static String decode(String s) {
         return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    /** Encodes a step argument: URL-encoded behind a {@code _}, so that an empty one is still a field. */
+    public static String encodeArg(String s) {
+        return "_" + encode(s);
+    }
+
+    /** Decodes what {@link #encodeArg} made. */
+    public static String decodeArg(String s) {
+        if (!s.startsWith("_")) {
+            throw new IllegalArgumentException("not an encoded argument: " + s);
+        }
+        return decode(s.substring(1));
     }
 
     public static String line(String token, String verb, String... fields) {

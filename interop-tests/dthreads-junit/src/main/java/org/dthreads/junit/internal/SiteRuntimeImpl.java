@@ -248,7 +248,12 @@ public final class SiteRuntimeImpl implements SiteContext {
         } catch (IOException e) {
             // fall through: stdin gone
         }
-        // stdin closed: the test JVM is gone (or closed us). Do not outlive it.
+        // stdin closed: the test JVM is gone (or closed us). Do not outlive it, nor let our children.
+        try {
+            ProcessHandle.current().descendants().forEach(ProcessHandle::destroyForcibly);
+        } catch (RuntimeException e) {
+            // best effort
+        }
         Runtime.getRuntime().halt(0);
     }
 
@@ -293,7 +298,7 @@ public final class SiteRuntimeImpl implements SiteContext {
         String stepName = cmd.get(2);
         List<String> stepArgs = new ArrayList<>();
         for (String a : cmd.subList(3, cmd.size())) {
-            stepArgs.add(Protocol.decode(a));
+            stepArgs.add(Protocol.decodeArg(a));
         }
         Step step = steps.get(stepName);
         if (step == null) {
