@@ -1,0 +1,203 @@
+package org.dthreads.monitor;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
+import org.dthreads.internal.BootDelegation;
+import org.dthreads.monitor.internal.MonitorRuntime;
+
+/**
+ * The static entry points that rewritten bytecode calls instead of the JVM's monitor operations. Each has
+ * the stack shape of the instruction or method it replaces, so the rewriter swaps one instruction:
+ *
+ * <table>
+ *   <caption>Replacements</caption>
+ *   <tr><th>original</th><th>rewritten</th></tr>
+ *   <tr><td>{@code monitorenter}</td><td>{@code invokestatic Monitors.enter(Object)}</td></tr>
+ *   <tr><td>{@code monitorexit}</td><td>{@code invokestatic Monitors.exit(Object)}</td></tr>
+ *   <tr><td>{@code Object.wait()}</td><td>{@code Monitors.waitOn(Object)}</td></tr>
+ *   <tr><td>{@code Object.wait(long)}</td><td>{@code Monitors.waitOn(Object, long)}</td></tr>
+ *   <tr><td>{@code Object.wait(long, int)}</td><td>{@code Monitors.waitOn(Object, long, int)}</td></tr>
+ *   <tr><td>{@code Object.notify()}</td><td>{@code Monitors.notifyOne(Object)}</td></tr>
+ *   <tr><td>{@code Object.notifyAll()}</td><td>{@code Monitors.notifyAll(Object)}</td></tr>
+ *   <tr><td>{@code Thread.holdsLock(Object)}</td><td>{@code Monitors.holdsLock(Object)}</td></tr>
+ *   <tr><td>{@code Thread.interrupt()}</td><td>{@code Monitors.interrupt(Thread)}</td></tr>
+ * </table>
+ *
+ * <h2>Native mode</h2>
+ * Objects that code dthreads does not rewrite may lock (JDK collections, streams, {@code Thread}s...)
+ * keep the JVM's monitor. {@link #isEmulated(Object)} tells which; the decision is per class and never
+ * changes. {@code wait}, {@code notify}, {@code notifyAll} and {@code holdsLock} dispatch on it
+ * themselves. {@code monitorenter}/{@code monitorexit} cannot be done from Java code, so the rewriter emits
+ * both paths for {@code synchronized} on a target it cannot prove emulated:
+ * {@code if (Monitors.isEmulated(o)) { Monitors.enter(o); ... Monitors.exit(o); } else { monitorenter ... }};
+ * {@link #enter} and {@link #exit} always emulate. {@code synchronized} methods of rewritten classes and
+ * blocks on {@code this} of such classes need no test when the class is emulated as a whole.
+ *
+ * <h2>Semantics</h2>
+ * The JVM's, with "owner" meaning the calling thread's equivalence class
+ * ({@link org.dthreads.DThreads#currentClass()}) instead of the thread: re-entrant, the same exceptions in
+ * the same order, {@code wait} releases and restores the whole depth. See {@code docs/remote-monitors.md}
+ * for several physical threads of one class and for objects at other sites.
+ *
+ * <h2>One runtime per JVM</h2>
+ * State lives in {@code org.dthreads.monitor.internal.MonitorRuntime}. When the agent has put
+ * monitor-lib on the bootstrap class path and this copy was loaded by another class loader, every method
+ * here calls the bootstrap copy through a constant method handle ({@link BootDelegation}), so the JVM has
+ * one monitor table.
+ */
+public final class Monitors {
+    private static final boolean DELEGATES =
+            BootDelegation.runtimeClass(MonitorRuntime.class) != MonitorRuntime.class;
+
+    private static final MethodHandle IS_EMULATED = runtime("isEmulated", MethodType.methodType(boolean.class, Object.class));
+    private static final MethodHandle ENTER = runtime("enter", MethodType.methodType(void.class, Object.class));
+    private static final MethodHandle EXIT = runtime("exit", MethodType.methodType(void.class, Object.class));
+    private static final MethodHandle WAIT = runtime("waitFor",
+            MethodType.methodType(void.class, Object.class, long.class, int.class));
+    private static final MethodHandle NOTIFY = runtime("notifyOne", MethodType.methodType(void.class, Object.class));
+    private static final MethodHandle NOTIFY_ALL = runtime("notifyAll", MethodType.methodType(void.class, Object.class));
+    private static final MethodHandle HOLDS_LOCK = runtime("holdsLock", MethodType.methodType(boolean.class, Object.class));
+    private static final MethodHandle INTERRUPT = runtime("interrupt", MethodType.methodType(void.class, Thread.class));
+
+    private Monitors() {}
+
+    private static MethodHandle runtime(String name, MethodType type) {
+        return BootDelegation.staticMethod(MonitorRuntime.class, name, type);
+    }
+
+    /** Whether {@code o}'s monitor is emulated (else the JVM's). @throws NullPointerException if null */
+    public static boolean isEmulated(Object o) {
+        if (!DELEGATES) {
+            return MonitorRuntime.isEmulated(o);
+        }
+        try {
+            return (boolean) IS_EMULATED.invokeExact(o);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** {@code monitorenter}: blocks until the calling class owns {@code o}'s monitor; re-entrant. */
+    public static void enter(Object o) {
+        if (!DELEGATES) {
+            MonitorRuntime.enter(o);
+            return;
+        }
+        try {
+            ENTER.invokeExact(o);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * {@code monitorexit}: releases one level. Throws only {@link NullPointerException} and
+     * {@link IllegalMonitorStateException}; never an error from inside the runtime (see
+     * {@code MonitorRuntime.exit}), because javac's handler around a {@code monitorexit} would loop on it.
+     */
+    public static void exit(Object o) {
+        if (!DELEGATES) {
+            MonitorRuntime.exit(o);
+            return;
+        }
+        try {
+            EXIT.invokeExact(o);
+        } catch (IllegalMonitorStateException | NullPointerException e) {
+            throw e;
+        } catch (Throwable t) {
+            // a failure in the call itself (stack overflow before reaching the runtime): must not throw
+        }
+    }
+
+    /** {@code o.wait()}. */
+    public static void waitOn(Object o) throws InterruptedException {
+        waitOn(o, 0L, 0);
+    }
+
+    /** {@code o.wait(timeoutMillis)}. */
+    public static void waitOn(Object o, long timeoutMillis) throws InterruptedException {
+        waitOn(o, timeoutMillis, 0);
+    }
+
+    /** {@code o.wait(timeoutMillis, nanos)}. */
+    public static void waitOn(Object o, long timeoutMillis, int nanos) throws InterruptedException {
+        if (!DELEGATES) {
+            MonitorRuntime.waitFor(o, timeoutMillis, nanos);
+            return;
+        }
+        try {
+            WAIT.invokeExact(o, timeoutMillis, nanos);
+        } catch (RuntimeException | Error | InterruptedException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** {@code o.notify()}. */
+    public static void notifyOne(Object o) {
+        if (!DELEGATES) {
+            MonitorRuntime.notifyOne(o);
+            return;
+        }
+        try {
+            NOTIFY.invokeExact(o);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** {@code o.notifyAll()}. */
+    public static void notifyAll(Object o) {
+        if (!DELEGATES) {
+            MonitorRuntime.notifyAll(o);
+            return;
+        }
+        try {
+            NOTIFY_ALL.invokeExact(o);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** {@code Thread.holdsLock(o)}: whether the calling thread's class owns {@code o}'s monitor. */
+    public static boolean holdsLock(Object o) {
+        if (!DELEGATES) {
+            return MonitorRuntime.holdsLock(o);
+        }
+        try {
+            return (boolean) HOLDS_LOCK.invokeExact(o);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * {@code t.interrupt()}: interrupts {@code t} and, if {@code t} is blocked in an outgoing remote call,
+     * the emulated waits on this site of the class it calls for (its callback threads). Forwarding to other
+     * sites is a later issue.
+     */
+    public static void interrupt(Thread t) {
+        if (!DELEGATES) {
+            MonitorRuntime.interrupt(t);
+            return;
+        }
+        try {
+            INTERRUPT.invokeExact(t);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package org.dthreads.monitor;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
+import org.dthreads.internal.BootDelegation;
+import org.dthreads.monitor.internal.MonitorRuntime;
+
+/**
+ * Hooks the RMI and IIOP adapters call around every outgoing remote call, on the calling thread:
+ *
+ * <pre>{@code
+ * OutgoingCalls.begin();
+ * try {
+ *     return invokeRemote(...);
+ * } finally {
+ *     OutgoingCalls.end();
+ * }
+ * }</pre>
+ *
+ * While a thread is between {@code begin} and {@code end} it is <em>suspended</em>: another physical
+ * thread acting for the same class (a server thread serving a callback of this call chain) may act as the
+ * owner of the monitors this thread's class holds, and an interrupt of this thread reaches the class's
+ * emulated waits on this site. Calls nest; each {@code begin} needs one {@code end}. Never throws.
+ */
+public final class OutgoingCalls {
+    private static final boolean DELEGATES =
+            BootDelegation.runtimeClass(MonitorRuntime.class) != MonitorRuntime.class;
+    private static final MethodHandle BEGIN = BootDelegation.staticMethod(MonitorRuntime.class, "beginOutgoingCall",
+            MethodType.methodType(void.class));
+    private static final MethodHandle END = BootDelegation.staticMethod(MonitorRuntime.class, "endOutgoingCall",
+            MethodType.methodType(void.class));
+
+    private OutgoingCalls() {}
+
+    public static void begin() {
+        if (!DELEGATES) {
+            MonitorRuntime.beginOutgoingCall();
+            return;
+        }
+        try {
+            BEGIN.invokeExact();
+        } catch (Throwable ignored) {
+            // never throws: the runtime logs its own failures
+        }
+    }
+
+    public static void end() {
+        if (!DELEGATES) {
+            MonitorRuntime.endOutgoingCall();
+            return;
+        }
+        try {
+            END.invokeExact();
+        } catch (Throwable ignored) {
+            // never throws
+        }
+    }
+}

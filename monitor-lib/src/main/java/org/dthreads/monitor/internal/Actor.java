@@ -1,0 +1,97 @@
+package org.dthreads.monitor.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One physical thread's state in the monitor runtime; {@link LeaseActor} is the stand-in for a remote holder.
+ *
+ * <h2>Design</h2>
+ * Confined to its thread: {@link #cachedKey}/{@link #cachedMonitor} (a one-entry cache of the last monitor
+ * used, which skips the table on the common "enter then exit the same object" path), the cached
+ * {@link Hold}, and the exit bookkeeping {@link #exitCommitted}/{@link #exitDebt}.
+ * <p>Shared: {@link #outgoingCalls} is written only by the owning thread (around outgoing remote calls)
+ * and read by other threads of the same class deciding whether they may take over a hold; its volatile
+ * write in {@link #beginOutgoingCall} is the release that makes the suspended thread's critical-section
+ * writes visible to the thread that takes over (which reads it before taking over). {@link #frozenHolds}
+ * counts this actor's holds currently taken over by another actor; it is changed by those actors (under
+ * the lock of the monitor concerned) with atomic adds and read by this actor's fast paths, which must
+ * not acquire a monitor fresh while one of its holds is frozen.
+ */
+class Actor {
+    private static final VarHandle FROZEN_HOLDS;
+
+    static {
+        try {
+            FROZEN_HOLDS = MethodHandles.lookup().findVarHandle(Actor.class, "frozenHolds", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final ThreadLocal<Actor> CURRENT = ThreadLocal.withInitial(() -> new Actor(Thread.currentThread()));
+
+    /** The thread this actor is; {@code null} for a lease. */
+    final Thread thread;
+    volatile int outgoingCalls;
+    /** The class the thread was acting for when its outermost outgoing call began. */
+    volatile long outgoingClass;
+    volatile int frozenHolds;
+
+    private Hold hold;
+    Object cachedKey;
+    Monitor cachedMonitor;
+    /** Set right after the write that commits an exit; lets a failed exit tell what is left to do. */
+    boolean exitCommitted;
+    /** A key whose exit failed twice (stack overflow); settled by this thread's next monitor operation. */
+    Object exitDebt;
+
+    Actor(Thread thread) {
+        this.thread = thread;
+    }
+
+    static Actor current() {
+        return CURRENT.get();
+    }
+
+    final Hold holdFor(long threadClass) {
+        Hold h = hold;
+        if (h == null || h.threadClass != threadClass) {
+            h = new Hold(this, threadClass);
+            hold = h;
+        }
+        return h;
+    }
+
+    /** Whether another actor of the same class may act in this actor's place. */
+    boolean isSuspended() {
+        return outgoingCalls > 0;
+    }
+
+    final void addFrozenHolds(int delta) {
+        FROZEN_HOLDS.getAndAdd(this, delta);
+    }
+
+    final void beginOutgoingCall(long threadClass) {
+        int n = outgoingCalls;
+        if (n == 0) {
+            outgoingClass = threadClass;
+        }
+        outgoingCalls = n + 1; // volatile write: release of everything this thread did before the call
+    }
+
+    /** @return false if there was no call to end */
+    final boolean endOutgoingCall() {
+        int n = outgoingCalls;
+        if (n <= 0) {
+            return false;
+        }
+        outgoingCalls = n - 1;
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return thread == null ? "?" : "thread '" + thread.getName() + "'";
+    }
+}

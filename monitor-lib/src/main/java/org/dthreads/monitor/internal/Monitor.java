@@ -1,0 +1,721 @@
+package org.dthreads.monitor.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The emulated monitor of one object: owned by a thread equivalence class, re-entrant, with a wait set.
+ *
+ * <h2>State and what guards it</h2>
+ * <ul>
+ *   <li>{@link #owner}: the {@link Hold} (class + acting actor) or {@code null} when free. Changed only by
+ *       CAS from {@code null} (acquire) or by the active actor (release, hand-over to a nested activation
+ *       and back). Every change is a volatile write; every ownership check is a volatile read. This is
+ *       the only field the uncontended paths touch besides {@link #depth}.</li>
+ *   <li>{@link #depth}, {@link #activations}, {@link #pinnedKey}: guarded by ownership. Only the active
+ *       actor's thread reads or writes them. Ownership passes with a volatile write of {@code owner}
+ *       (release) followed by a volatile read/CAS of it by the next actor (acquire), so each new actor
+ *       sees its predecessor's writes.</li>
+ *   <li>the entrant queue and wait set ({@link #entrants}, {@link #waitSet}, {@link #orphanEntrants}):
+ *       guarded by the queue lock, the native monitor of this {@code Monitor} object. It is private to
+ *       this monitor: operations on different objects never share a lock. Nobody parks while holding it.</li>
+ *   <li>{@link #queuedEntrants}, {@link #waiting}: volatile mirrors of the queue sizes, written under the
+ *       queue lock and read without it so releases skip the lock when nobody is queued.</li>
+ * </ul>
+ *
+ * <h2>No lost wake-up</h2>
+ * An entrant increments {@code queuedEntrants} (volatile write) and then re-reads {@code owner}
+ * (volatile read) before parking; a releaser writes {@code owner = null} (volatile write) and then reads
+ * {@code queuedEntrants} (volatile read). Volatile accesses are sequentially consistent, so at least one
+ * of the two sees the other: either the entrant sees the monitor free and retries, or the releaser sees
+ * it queued and unparks the head of the queue. An unpark that arrives before the park is kept as the
+ * thread's permit.
+ *
+ * <h2>Several physical threads of one class</h2>
+ * A thread whose class owns the monitor, but which is not the acting actor, may take over only when the
+ * acting actor is <em>suspended</em> (blocked in an outgoing remote call, or a remote lease): it pushes an
+ * {@link Activation} recording the suspended hold and the depth at which it took over, and the hold is
+ * handed back when the depth returns there. A thread whose class owns the monitor through a
+ * <em>runnable</em> other actor (an orphaned caller whose remote call timed out while the callee still
+ * runs for it), or whose own levels are frozen in an activation or in a pending wait of its class, parks
+ * until the hold comes back to it. So two runnable threads of one class never act on one monitor.
+ *
+ * <h2>Memory model</h2>
+ * An enter by another physical thread of the class is an acquire: the take-over reads the suspended
+ * actor's {@code outgoingCalls} (volatile), which that actor wrote after all its writes in the critical
+ * section, and then writes {@code owner} with a volatile write under the queue lock; the hand-back is a
+ * volatile write of {@code owner} read by the resumed thread before its next monitor operation.
+ */
+final class Monitor {
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(Monitor.class, "owner", Hold.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Outcome of trying to act on the monitor without blocking. */
+    static final int ACTIVE = 0;
+    static final int TOOK_OVER = 1;
+    static final int NOT_OWNER = 2;
+    static final int BLOCKED = 3;
+    static final int BLOCKED_ORPHAN = 4;
+
+    private volatile Hold owner;
+    private int depth;
+    private Activation activations;
+    private Object pinnedKey;
+
+    private volatile int queuedEntrants;
+    private volatile int waiting;
+    private ArrayDeque<Entrant> entrants;
+    private ArrayDeque<WaitNode> waitSet;
+    private int orphanEntrants;
+
+    final int identityHash;
+    final String typeName;
+
+    Monitor(Object key) {
+        this.identityHash = System.identityHashCode(key);
+        this.typeName = key.getClass().getName();
+    }
+
+    // ---- VarHandle accessors, named by access mode ----
+
+    Hold getOwnerVolatile() {
+        return owner;
+    }
+
+    private boolean casOwner(Hold expected, Hold update) {
+        return OWNER.compareAndSet(this, expected, update);
+    }
+
+    private void setOwnerVolatile(Hold h) {
+        owner = h;
+    }
+
+    // ---- enter ----
+
+    /** Uncontended paths; false if the caller must take {@link #enterSlow}. */
+    boolean tryEnterFast(Actor me, long cls, Object key) {
+        Hold h = owner;
+        if (h == null) {
+            if (me.frozenHolds == 0 && casOwner(null, me.holdFor(cls))) {
+                depth = 1;
+                pinnedKey = key;
+                return true;
+            }
+            return false;
+        }
+        if (h.isActive(me, cls)) {
+            depth++;
+            return true;
+        }
+        return false;
+    }
+
+    void enterSlow(Actor me, long cls, Object key) {
+        Entrant node = null;
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                int outcome = tryEnter(me, cls, key);
+                if (outcome == ACTIVE) {
+                    return;
+                }
+                if (node == null) {
+                    node = enqueue(Thread.currentThread(), cls);
+                    continue; // re-check after publishing the entrant (see "No lost wake-up")
+                }
+                markOrphan(node, outcome == BLOCKED_ORPHAN);
+                parkForEntry(me);
+                if (Thread.interrupted()) {
+                    interrupted = true; // monitor entry is not interruptible; restored below
+                }
+            }
+        } finally {
+            finishEntry(node, interrupted);
+        }
+    }
+
+    /**
+     * Leaves the entrant queue after the monitor was acquired. Must not throw (a stack overflow here
+     * would leave the caller owning a monitor it believes it failed to enter): a failure leaves a stale
+     * queue node, which costs spurious wake-ups only.
+     */
+    private void finishEntry(Entrant node, boolean interrupted) {
+        try {
+            if (node != null) {
+                dequeue(node);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        } catch (Throwable ignored) {
+            // see above
+        }
+    }
+
+    /** One attempt to enter: ACTIVE, BLOCKED or BLOCKED_ORPHAN. */
+    private int tryEnter(Actor me, long cls, Object key) {
+        for (;;) {
+            Hold h = owner;
+            if (h == null) {
+                if (me.frozenHolds > 0 && isFrozenHere(me)) {
+                    return BLOCKED_ORPHAN;
+                }
+                if (casOwner(null, me.holdFor(cls))) {
+                    depth = 1;
+                    pinnedKey = key;
+                    return ACTIVE;
+                }
+                continue;
+            }
+            if (h.threadClass != cls) {
+                return me.frozenHolds > 0 && isFrozenHere(me) ? BLOCKED_ORPHAN : BLOCKED;
+            }
+            if (h.actor == me) {
+                depth++;
+                return ACTIVE;
+            }
+            int taken = tryTakeOver(h, me, cls);
+            if (taken == TOOK_OVER) {
+                depth++;
+                return ACTIVE;
+            }
+            if (taken == BLOCKED_ORPHAN) {
+                return BLOCKED_ORPHAN;
+            }
+            // the owner changed under us: look again
+        }
+    }
+
+    /**
+     * Another actor of {@code cls} holds the monitor: take over if it is suspended and we are not one of
+     * its frozen predecessors. Returns TOOK_OVER, BLOCKED_ORPHAN, or NOT_OWNER if the owner changed.
+     */
+    private int tryTakeOver(Hold h, Actor me, long cls) {
+        synchronized (this) {
+            if (owner != h) {
+                return NOT_OWNER;
+            }
+            if (!h.actor.isSuspended() || isFrozenHereLocked(me)) {
+                return BLOCKED_ORPHAN;
+            }
+            if (h.actor instanceof LeaseActor lease && !lease.tryHandOut()) {
+                return BLOCKED_ORPHAN; // expired: the waiter that revokes it will wake us
+            }
+            activations = new Activation(h, depth, activations);
+            h.actor.addFrozenHolds(1);
+            setOwnerVolatile(me.holdFor(cls));
+            return TOOK_OVER;
+        }
+    }
+
+    // ---- exit ----
+
+    /**
+     * Releases one level. Returns false (changing nothing) if {@code cls} does not hold the monitor through
+     * {@code me} and {@code me} has no frozen levels here; blocks if it has (orphan) until they come back.
+     */
+    boolean exit(Actor me, long cls) {
+        Hold h = owner;
+        if (h == null || !h.isActive(me, cls)) {
+            if (!awaitActivity(me, cls, false)) {
+                return false;
+            }
+        }
+        releaseOne(me);
+        return true;
+    }
+
+    /** We are the active actor. Each path's last write commits the exit; nothing after it can fail. */
+    private void releaseOne(Actor me) {
+        int d = depth - 1;
+        Activation top = activations;
+        if (top != null && d <= top.baseDepth) {
+            depth = d;
+            handBack(top, me);
+            return;
+        }
+        if (d > 0) {
+            depth = d;
+            me.exitCommitted = true;
+            return;
+        }
+        fullRelease(me);
+    }
+
+    private void fullRelease(Actor me) {
+        if (waiting == 0) {
+            pinnedKey = null; // nobody needs the key kept alive any more: weak again
+        }
+        setOwnerVolatile(null);
+        me.exitCommitted = true;
+        if (queuedEntrants > 0) {
+            wakeEntrants(false);
+        }
+    }
+
+    /** Restores the suspended hold on top of the activation stack. */
+    private void handBack(Activation top, Actor me) {
+        synchronized (this) {
+            activations = top.next;
+            setOwnerVolatile(top.suspended);
+            me.exitCommitted = true;
+            top.suspended.actor.addFrozenHolds(-1);
+        }
+        if (queuedEntrants > 0) {
+            wakeEntrants(true);
+        }
+    }
+
+    /** After a wait/notify done by taking over without entering: give the hold back at once. */
+    private void handBackIfEmpty(Actor me) {
+        Activation top = activations;
+        if (top != null && depth == top.baseDepth) {
+            handBack(top, me);
+        }
+    }
+
+    /** Best effort after an exit failed part-way: wake everyone who may now proceed. Never throws. */
+    void wakeAllQuietly() {
+        try {
+            wakeEntrants(true);
+        } catch (Throwable ignored) {
+            // nothing more we can do here
+        }
+    }
+
+    /**
+     * For exit, wait and notify by an actor that is not the active one: become active (blocking while an
+     * orphan) or report that {@code cls} does not own the monitor. {@code mayTakeOver}: wait and notify
+     * may act for a suspended holder of the class without entering; exit may not.
+     */
+    private boolean awaitActivity(Actor me, long cls, boolean mayTakeOver) {
+        return awaitActivityOutcome(me, cls, mayTakeOver) != NOT_OWNER;
+    }
+
+    private int awaitActivityOutcome(Actor me, long cls, boolean mayTakeOver) {
+        Entrant node = null;
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                int outcome = tryActivity(me, cls, mayTakeOver);
+                if (outcome == ACTIVE || outcome == TOOK_OVER || outcome == NOT_OWNER) {
+                    return outcome;
+                }
+                if (node == null) {
+                    node = enqueue(Thread.currentThread(), cls);
+                    continue;
+                }
+                markOrphan(node, true);
+                MonitorRuntime.orphanBlocked(me, cls, this);
+                parkForEntry(me);
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (node != null) {
+                dequeue(node);
+                MonitorRuntime.orphanUnblocked(me, cls);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private int tryActivity(Actor me, long cls, boolean mayTakeOver) {
+        for (;;) {
+            Hold h = owner;
+            if (h != null && h.threadClass == cls) {
+                if (h.actor == me) {
+                    return ACTIVE;
+                }
+                synchronized (this) {
+                    if (owner != h) {
+                        continue;
+                    }
+                    boolean frozen = isFrozenHereLocked(me);
+                    if (!frozen && !h.actor.isSuspended()) {
+                        // the class owns it through a runnable actor: we are an orphan of it
+                        return BLOCKED_ORPHAN;
+                    }
+                    if (frozen) {
+                        return BLOCKED_ORPHAN;
+                    }
+                    if (!mayTakeOver) {
+                        return NOT_OWNER;
+                    }
+                    if (h.actor instanceof LeaseActor lease && !lease.tryHandOut()) {
+                        return BLOCKED_ORPHAN;
+                    }
+                    activations = new Activation(h, depth, activations);
+                    h.actor.addFrozenHolds(1);
+                    setOwnerVolatile(me.holdFor(cls));
+                    return TOOK_OVER;
+                }
+            }
+            if (me.frozenHolds > 0 && isFrozenHere(me)) {
+                return BLOCKED_ORPHAN;
+            }
+            return NOT_OWNER;
+        }
+    }
+
+    // ---- wait / notify ----
+
+    /** Outcome of {@link #awaitFor}: how the wait ended. */
+    static final int NOTIFIED = 0;
+    static final int INTERRUPTED = 1;
+    static final int TIMED_OUT = 2;
+
+    /**
+     * Checks that {@code cls} owns the monitor, becoming the active actor. Returns false if it does not.
+     * On true the caller must follow with {@link #awaitFor}, {@link #notifyOne}, {@link #notifyEvery} or
+     * {@link #endTakeOver}.
+     */
+    int beginOwnerOperation(Actor me, long cls) {
+        Hold h = owner;
+        if (h != null && h.isActive(me, cls)) {
+            return ACTIVE;
+        }
+        return awaitActivityOutcome(me, cls, true);
+    }
+
+    void endTakeOver(Actor me, int begun) {
+        if (begun == TOOK_OVER) {
+            handBackIfEmpty(me);
+        }
+    }
+
+    /**
+     * Releases the whole depth (and any activations of the class), waits for a notify, the timeout or an
+     * interrupt, then re-acquires and restores it. Returns INTERRUPTED if the wait ended by interrupt (the
+     * caller throws), NOTIFIED or TIMED_OUT (which {@code Object.wait} does not tell apart). {@code timeoutNanos <= 0} means no timeout.
+     */
+    int awaitFor(Actor me, long cls, Object key, long timeoutNanos, int begun) {
+        Thread self = Thread.currentThread();
+        WaitNode node = new WaitNode(me, cls, self);
+        synchronized (this) {
+            if (waitSet == null) {
+                waitSet = new ArrayDeque<>();
+            }
+            waitSet.addLast(node);
+            waiting = waiting + 1;
+        }
+        MonitorRuntime.waitStarted(node);
+        node.savedDepth = depth;
+        node.savedActivations = activations;
+        activations = null;
+        // pinnedKey stays: waiting > 0
+        setOwnerVolatile(null);
+        if (queuedEntrants > 0) {
+            wakeEntrants(false);
+        }
+
+        boolean interrupted = false;
+        boolean timed = timeoutNanos > 0;
+        long deadline = timed ? System.nanoTime() + timeoutNanos : 0L;
+        while (node.state == WaitNode.WAITING) {
+            if (timed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0L) {
+                    break;
+                }
+                LockSupport.parkNanos(this, remaining);
+            } else {
+                LockSupport.park(this);
+            }
+            if (Thread.interrupted()) {
+                interrupted = true;
+                break;
+            }
+        }
+        boolean notified;
+        synchronized (this) {
+            if (node.state == WaitNode.WAITING) {
+                node.state = WaitNode.CANCELLED;
+                waitSet.remove(node);
+                waiting = waiting - 1;
+                notified = false;
+            } else {
+                notified = true; // a notify reached us first: it is ours, not lost
+            }
+        }
+        MonitorRuntime.waitEnded(node);
+
+        boolean interruptedWhileReacquiring = reacquire(me, cls, key, node);
+        node.savedActivations = null;
+        if (begun == TOOK_OVER) {
+            handBackIfEmpty(me);
+        }
+        if (interrupted && !notified) {
+            if (interruptedWhileReacquiring) {
+                self.interrupt();
+            }
+            return INTERRUPTED;
+        }
+        if (interrupted || interruptedWhileReacquiring) {
+            self.interrupt(); // notified and interrupted: return normally, interrupt still pending
+        }
+        return notified ? NOTIFIED : TIMED_OUT;
+    }
+
+    /** Takes the monitor back from free and restores the saved depth and activations. */
+    private boolean reacquire(Actor me, long cls, Object key, WaitNode saved) {
+        Entrant node = null;
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                if (owner == null && casOwner(null, me.holdFor(cls))) {
+                    depth = saved.savedDepth;
+                    activations = saved.savedActivations;
+                    pinnedKey = key;
+                    return interrupted;
+                }
+                if (node == null) {
+                    node = enqueue(Thread.currentThread(), cls);
+                    continue;
+                }
+                parkForEntry(me);
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (node != null) {
+                dequeue(node);
+            }
+        }
+    }
+
+    void notifyOne() {
+        synchronized (this) {
+            WaitNode w = waitSet == null ? null : waitSet.pollFirst();
+            if (w != null) {
+                w.state = WaitNode.NOTIFIED;
+                waiting = waiting - 1;
+                LockSupport.unpark(w.thread);
+            }
+        }
+    }
+
+    void notifyEvery() {
+        synchronized (this) {
+            if (waitSet == null) {
+                return;
+            }
+            for (WaitNode w; (w = waitSet.pollFirst()) != null; ) {
+                w.state = WaitNode.NOTIFIED;
+                waiting = waiting - 1;
+                LockSupport.unpark(w.thread);
+            }
+        }
+    }
+
+    /** Whether {@code cls} owns the monitor (through any of its actors): {@code holdsLock}. */
+    boolean holdsFor(long cls) {
+        Hold h = owner;
+        return h != null && h.threadClass == cls;
+    }
+
+    // ---- remote leases ----
+
+    /**
+     * Revokes an expired lease that holds the monitor: the levels it held are dropped (handing back to a
+     * suspended local hold if the lease had taken over, else freeing the monitor). Returns true if it did.
+     */
+    boolean revokeIfExpired(LeaseActor lease) {
+        synchronized (this) {
+            Hold h = owner;
+            if (h == null || h.actor != lease || !lease.isExpired()) {
+                return false;
+            }
+            lease.markRevoked();
+            Activation top = activations;
+            if (top != null) {
+                depth = top.baseDepth;
+                activations = top.next;
+                setOwnerVolatile(top.suspended);
+                top.suspended.actor.addFrozenHolds(-1);
+            } else {
+                if (waiting == 0) {
+                    pinnedKey = null;
+                }
+                setOwnerVolatile(null);
+            }
+        }
+        wakeEntrants(true);
+        return true;
+    }
+
+    // ---- queue plumbing ----
+
+    private Entrant enqueue(Thread thread, long cls) {
+        Entrant node = new Entrant(thread, cls);
+        synchronized (this) {
+            if (entrants == null) {
+                entrants = new ArrayDeque<>();
+            }
+            entrants.addLast(node);
+            queuedEntrants = queuedEntrants + 1;
+        }
+        return node;
+    }
+
+    private void dequeue(Entrant node) {
+        synchronized (this) {
+            if (entrants.remove(node)) {
+                queuedEntrants = queuedEntrants - 1;
+                if (node.orphan) {
+                    orphanEntrants--;
+                }
+            }
+            // we may have consumed a wake-up meant for the next entrant: pass it on if the monitor is free
+            if (owner == null && !entrants.isEmpty()) {
+                LockSupport.unpark(entrants.peekFirst().thread);
+            }
+        }
+    }
+
+    private void markOrphan(Entrant node, boolean orphan) {
+        synchronized (this) {
+            if (node.orphan != orphan) {
+                node.orphan = orphan;
+                orphanEntrants += orphan ? 1 : -1;
+            }
+        }
+    }
+
+    /**
+     * Parks for entry. While the monitor is held by an expired-able lease, parks no longer than the lease
+     * and revokes it once expired, so a dead remote holder cannot block local threads for ever.
+     */
+    private void parkForEntry(Actor me) {
+        Hold h = owner;
+        if (h != null && h.actor instanceof LeaseActor lease && lease != me) {
+            long remaining = lease.remainingNanos();
+            if (remaining <= 0L) {
+                revokeIfExpired(lease);
+                return;
+            }
+            LockSupport.parkNanos(this, remaining);
+            return;
+        }
+        LockSupport.park(this);
+    }
+
+    /** Unparks the head entrant, or every entrant when {@code all} or when orphans are queued. */
+    private void wakeEntrants(boolean all) {
+        synchronized (this) {
+            if (entrants == null || entrants.isEmpty()) {
+                return;
+            }
+            if (all || orphanEntrants > 0) {
+                for (Entrant e : entrants) {
+                    LockSupport.unpark(e.thread);
+                }
+            } else {
+                LockSupport.unpark(entrants.peekFirst().thread);
+            }
+        }
+    }
+
+    /** Wakes orphans parked here (a class's holder changed state elsewhere, e.g. began an outgoing call). */
+    void wakeOrphans() {
+        synchronized (this) {
+            if (entrants == null) {
+                return;
+            }
+            for (Entrant e : entrants) {
+                if (e.orphan) {
+                    LockSupport.unpark(e.thread);
+                }
+            }
+        }
+    }
+
+    private boolean isFrozenHere(Actor me) {
+        synchronized (this) {
+            return isFrozenHereLocked(me);
+        }
+    }
+
+    /** Whether some of {@code me}'s levels are held here by another actor of its class, or in a pending wait. */
+    private boolean isFrozenHereLocked(Actor me) {
+        Activation a = activations;
+        if (a != null && a.contains(me)) {
+            return true;
+        }
+        if (waitSet != null) {
+            for (WaitNode w : waitSet) {
+                if (w.actor != me && w.savedActivations != null && w.savedActivations.contains(me)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    // ---- dump ----
+
+    /** Whether the monitor is worth a line in a dump: owned, waited on or queued. */
+    boolean isBusy() {
+        return owner != null || waiting > 0 || queuedEntrants > 0;
+    }
+
+    /**
+     * A snapshot row of JDK types only: {identityHash, typeName, ownerClass (Long, 0 = free), depth,
+     * acting (String), waiterClasses (long[]), entrantClasses (long[]), remotePeer (String or null),
+     * leaseRemainingMillis (Long, -1 if none), suspendedHolds (Integer)}.
+     */
+    Object[] snapshot() {
+        synchronized (this) {
+            Hold h = owner;
+            long[] waiters = new long[waitSet == null ? 0 : waitSet.size()];
+            int i = 0;
+            if (waitSet != null) {
+                for (WaitNode w : waitSet) {
+                    waiters[i++] = w.threadClass;
+                }
+            }
+            long[] queued = new long[entrants == null ? 0 : entrants.size()];
+            i = 0;
+            if (entrants != null) {
+                for (Entrant e : entrants) {
+                    queued[i++] = e.threadClass;
+                }
+            }
+            int suspended = 0;
+            for (Activation a = activations; a != null; a = a.next) {
+                suspended++;
+            }
+            String peer = null;
+            long leaseMillis = -1L;
+            if (h != null && h.actor instanceof LeaseActor lease) {
+                peer = lease.peer;
+                leaseMillis = Math.max(0L, lease.remainingNanos() / 1_000_000L);
+            }
+            // depth is owner-confined; read here it may be a moment stale, which a dump tolerates
+            return new Object[] {identityHash, typeName, h == null ? 0L : h.threadClass, h == null ? 0 : depth,
+                    h == null ? "" : h.actor.toString(), waiters, queued, peer, leaseMillis, suspended};
+        }
+    }
+
+    /** Classes waiting here, for tests and interrupt routing. */
+    List<WaitNode> waitersSnapshot() {
+        synchronized (this) {
+            return waitSet == null ? List.of() : new ArrayList<>(waitSet);
+        }
+    }
+}

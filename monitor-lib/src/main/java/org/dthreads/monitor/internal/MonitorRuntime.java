@@ -1,0 +1,489 @@
+package org.dthreads.monitor.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.dthreads.ThreadClass;
+import org.dthreads.internal.KernelLink;
+import org.dthreads.internal.RateLimitedLog;
+
+/**
+ * The per-JVM monitor runtime: the static operations behind {@link org.dthreads.monitor.Monitors},
+ * {@link org.dthreads.monitor.OutgoingCalls}, {@link org.dthreads.monitor.MonitorDump} and
+ * {@link org.dthreads.monitor.RemoteMonitorSite}.
+ *
+ * <h2>One per JVM</h2>
+ * Every public method takes and returns JDK types only, so the public classes of a second copy of
+ * monitor-lib (child-first class loader, or the application class path next to the agent's bootstrap copy)
+ * bind to the bootstrap copy's methods through {@link org.dthreads.internal.BootDelegation}: one monitor
+ * table per JVM. Nothing else should call this class.
+ *
+ * <h2>Failures</h2>
+ * Only the exceptions the JVM itself throws for monitor operations reach the caller: NPE, IAE, IMSE,
+ * InterruptedException. {@link #exit} never throws anything but NPE and IMSE: see its comment.
+ * Everything else is logged through {@link RateLimitedLog}.
+ */
+public final class MonitorRuntime {
+    static final RateLimitedLog LOG = RateLimitedLog.forClass(MonitorRuntime.class);
+    static final MonitorTable TABLE = new MonitorTable();
+
+    /** Threads blocked in outgoing remote calls, for interrupt routing. */
+    private static final Map<Thread, Actor> SUSPENDED = new ConcurrentHashMap<>();
+    /** Pending emulated waits by class, for interrupt routing. */
+    private static final Map<Long, Set<WaitNode>> WAITS_BY_CLASS = new ConcurrentHashMap<>();
+    /** Monitors where orphans of a class are parked, woken when a thread of the class suspends. */
+    private static final Map<Long, Set<Monitor>> ORPHANS_BY_CLASS = new ConcurrentHashMap<>();
+    /** Leases granted to remote holders, by token. */
+    private static final Map<Long, Lease> LEASES = new ConcurrentHashMap<>();
+
+    private MonitorRuntime() {}
+
+    // ================= entry points for rewritten code =================
+
+    public static boolean isEmulated(Object o) {
+        return MonitorModes.isEmulated(Objects.requireNonNull(o));
+    }
+
+    /** {@code monitorenter} on an emulated object. The caller (rewritten code) has checked the mode. */
+    public static void enter(Object key) {
+        if (key == null) {
+            throw new NullPointerException("Cannot enter synchronized block: the monitor is null");
+        }
+        Actor me = Actor.current();
+        if (me.exitDebt != null) {
+            settleExitDebt(me);
+        }
+        long cls = KernelLink.currentClass();
+        Monitor m = me.cachedKey == key ? me.cachedMonitor : lookupForEnter(me, key);
+        if (!m.tryEnterFast(me, cls, key)) {
+            m.enterSlow(me, cls, key);
+        }
+    }
+
+    private static Monitor lookupForEnter(Actor me, Object key) {
+        Monitor m = TABLE.getOrCreate(key);
+        me.cachedKey = key;
+        me.cachedMonitor = m;
+        return m;
+    }
+
+    /**
+     * {@code monitorexit} on an emulated object. Never throws anything but NPE (null key) and IMSE (the
+     * class does not hold the monitor): javac's handler covering a {@code monitorexit} also covers its own
+     * exit call and would loop for ever on any exception thrown here. A failure inside (a
+     * {@link StackOverflowError} on a deep stack, an {@link OutOfMemoryError}) is recovered: the exit
+     * records, in the thread's {@link Actor}, whether its committing write happened; if not it is retried
+     * at once, and if the retry fails too the level is recorded as a debt that the thread's next monitor
+     * operation (the enclosing frame's exit, with more stack) pays. Either way the monitor ends up free.
+     */
+    public static void exit(Object key) {
+        if (key == null) {
+            throw new NullPointerException("Cannot exit synchronized block: the monitor is null");
+        }
+        Actor me = null;
+        Monitor m = null;
+        try {
+            me = Actor.current();
+            me.exitCommitted = false;
+            if (me.exitDebt != null) {
+                settleExitDebt(me);
+            }
+            long cls = KernelLink.currentClass();
+            m = me.cachedKey == key ? me.cachedMonitor : TABLE.get(key);
+            if (m == null || !m.exit(me, cls)) {
+                throw notOwner();
+            }
+        } catch (IllegalMonitorStateException e) {
+            throw e;
+        } catch (Throwable t) {
+            exitFailed(key, me, m, t);
+        }
+    }
+
+    private static void exitFailed(Object key, Actor me, Monitor m, Throwable failure) {
+        try {
+            if (me != null && me.exitCommitted) {
+                if (m != null) {
+                    m.wakeAllQuietly(); // the level was released; make sure no entrant missed it
+                }
+            } else {
+                Actor actor = me != null ? me : Actor.current();
+                Monitor monitor = m != null ? m : TABLE.get(key);
+                actor.exitCommitted = false;
+                if (monitor != null && monitor.exit(actor, KernelLink.currentClass())) {
+                    monitor.wakeAllQuietly();
+                }
+            }
+            LOG.error("exit-failed", "dthreads: a monitor exit failed inside the runtime and was recovered: " + failure);
+        } catch (Throwable again) {
+            if (me != null && !me.exitCommitted) {
+                me.exitDebt = key; // plain field write: cannot fail. Paid by this thread's next operation.
+            }
+        }
+    }
+
+    private static void settleExitDebt(Actor me) {
+        Object key = me.exitDebt;
+        me.exitDebt = null;
+        Monitor m = TABLE.get(key);
+        if (m != null && m.holdsFor(KernelLink.currentClass())) {
+            me.exitCommitted = false;
+            m.exit(me, KernelLink.currentClass());
+            m.wakeAllQuietly();
+        }
+        LOG.error("exit-debt", "dthreads: paid a monitor exit that a stack overflow had interrupted");
+    }
+
+    /**
+     * {@code o.wait(timeoutMillis, nanos)} with the JVM's checks in the JVM's order: NPE, IAE (bad timeout),
+     * IMSE (not owner), InterruptedException (interrupt pending). Native-mode objects take the real
+     * {@code Object.wait}. {@code wait()} is {@code waitFor(o, 0, 0)}.
+     */
+    public static void waitFor(Object key, long timeoutMillis, int nanos) throws InterruptedException {
+        if (key == null) {
+            throw new NullPointerException("Cannot invoke \"Object.wait()\": the monitor is null");
+        }
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeout value is negative");
+        }
+        if (nanos < 0 || nanos > 999_999) {
+            throw new IllegalArgumentException("nanosecond timeout value out of range");
+        }
+        if (!MonitorModes.isEmulated(key)) {
+            key.wait(timeoutMillis, nanos);
+            return;
+        }
+        if (nanos > 0 && timeoutMillis < Long.MAX_VALUE) {
+            timeoutMillis++; // as Object.wait(long, int) does
+        }
+        long timeoutNanos = timeoutMillis == 0 ? 0L
+                : timeoutMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : timeoutMillis * 1_000_000L;
+        Actor me = Actor.current();
+        waitAs(me, KernelLink.currentClass(), key, timeoutNanos);
+    }
+
+    private static void waitAs(Actor me, long cls, Object key, long timeoutNanos) throws InterruptedException {
+        Monitor m = TABLE.get(key);
+        int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
+        if (begun == Monitor.NOT_OWNER) {
+            throw notOwner();
+        }
+        if (Thread.interrupted()) {
+            m.endTakeOver(me, begun);
+            throw new InterruptedException();
+        }
+        if (m.awaitFor(me, cls, key, timeoutNanos, begun) == Monitor.INTERRUPTED) {
+            throw new InterruptedException();
+        }
+    }
+
+    public static void notifyOne(Object key) {
+        if (key == null) {
+            throw new NullPointerException("Cannot invoke \"Object.notify()\": the monitor is null");
+        }
+        if (!MonitorModes.isEmulated(key)) {
+            key.notify();
+            return;
+        }
+        notifyAs(Actor.current(), KernelLink.currentClass(), key, false);
+    }
+
+    public static void notifyAll(Object key) {
+        if (key == null) {
+            throw new NullPointerException("Cannot invoke \"Object.notifyAll()\": the monitor is null");
+        }
+        if (!MonitorModes.isEmulated(key)) {
+            key.notifyAll();
+            return;
+        }
+        notifyAs(Actor.current(), KernelLink.currentClass(), key, true);
+    }
+
+    private static void notifyAs(Actor me, long cls, Object key, boolean all) {
+        Monitor m = TABLE.get(key);
+        int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
+        if (begun == Monitor.NOT_OWNER) {
+            throw notOwner();
+        }
+        if (all) {
+            m.notifyEvery();
+        } else {
+            m.notifyOne();
+        }
+        m.endTakeOver(me, begun);
+    }
+
+    /** {@code Thread.holdsLock(o)}: whether the calling thread's class owns {@code o}'s monitor. */
+    public static boolean holdsLock(Object key) {
+        if (key == null) {
+            throw new NullPointerException("the monitor is null");
+        }
+        if (!MonitorModes.isEmulated(key)) {
+            return Thread.holdsLock(key);
+        }
+        Monitor m = TABLE.get(key);
+        return m != null && m.holdsFor(KernelLink.currentClass());
+    }
+
+    /**
+     * {@code t.interrupt()} as rewritten code calls it: interrupts {@code t}, and, if {@code t} is blocked
+     * in an outgoing remote call, every emulated wait on this site of the class it is calling for (a
+     * callback thread waiting for that class is that logical thread). Forwarding the interrupt to the
+     * sites the call went to is the adapters' job (a later issue).
+     */
+    public static void interrupt(Thread t) {
+        t.interrupt();
+        try {
+            Actor suspended = SUSPENDED.get(t);
+            if (suspended == null) {
+                return;
+            }
+            Set<WaitNode> waits = WAITS_BY_CLASS.get(suspended.outgoingClass);
+            if (waits == null) {
+                return;
+            }
+            for (WaitNode w : waits) {
+                if (w.thread != t && w.state == WaitNode.WAITING) {
+                    w.thread.interrupt();
+                }
+            }
+        } catch (Throwable e) {
+            LOG.error("interrupt-routing-failed", "dthreads: routing an interrupt to emulated waits failed: " + e);
+        }
+    }
+
+    // ================= hooks for the adapters =================
+
+    /** The calling thread is about to block in an outgoing remote call for its current class. */
+    public static void beginOutgoingCall() {
+        try {
+            Actor me = Actor.current();
+            long cls = KernelLink.currentClass();
+            me.beginOutgoingCall(cls);
+            SUSPENDED.put(me.thread, me);
+            if (!ORPHANS_BY_CLASS.isEmpty()) {
+                Set<Monitor> monitors = ORPHANS_BY_CLASS.get(cls);
+                if (monitors != null) {
+                    for (Monitor m : monitors) {
+                        m.wakeOrphans();
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            LOG.error("outgoing-begin-failed", "dthreads: recording an outgoing call failed: " + t);
+        }
+    }
+
+    /** The outgoing call begun by {@link #beginOutgoingCall} returned or failed. */
+    public static void endOutgoingCall() {
+        try {
+            Actor me = Actor.current();
+            if (!me.endOutgoingCall()) {
+                LOG.warn("outgoing-end-unbalanced", "dthreads: OutgoingCalls.end() without begin() on thread '"
+                        + me.thread.getName() + "'; ignored");
+                return;
+            }
+            if (me.outgoingCalls == 0) {
+                SUSPENDED.remove(me.thread);
+            }
+        } catch (Throwable t) {
+            LOG.error("outgoing-end-failed", "dthreads: recording the end of an outgoing call failed: " + t);
+        }
+    }
+
+    /** Outstanding outgoing calls of the calling thread. */
+    public static int outgoingCalls() {
+        return Actor.current().outgoingCalls;
+    }
+
+    static void waitStarted(WaitNode node) {
+        WAITS_BY_CLASS.computeIfAbsent(node.threadClass, c -> ConcurrentHashMap.newKeySet()).add(node);
+    }
+
+    static void waitEnded(WaitNode node) {
+        Set<WaitNode> set = WAITS_BY_CLASS.get(node.threadClass);
+        if (set != null) {
+            set.remove(node);
+            if (set.isEmpty()) {
+                WAITS_BY_CLASS.remove(node.threadClass, set);
+            }
+        }
+    }
+
+    static void orphanBlocked(Actor me, long cls, Monitor m) {
+        ORPHANS_BY_CLASS.computeIfAbsent(cls, c -> ConcurrentHashMap.newKeySet()).add(m);
+        LOG.warn("orphan-blocked", "dthreads: " + me + " of class " + ThreadClass.format(cls)
+                + " blocks on a monitor its class holds through another thread (a nested activation still running"
+                + " after this thread's remote call ended, e.g. on a timeout); it proceeds when that activation"
+                + " unwinds. See docs/remote-monitors.md, \"Orphans\".");
+    }
+
+    static void orphanUnblocked(Actor me, long cls) {
+        Set<Monitor> set = ORPHANS_BY_CLASS.get(cls);
+        if (set != null) {
+            set.removeIf(m -> !m.isBusy());
+            if (set.isEmpty()) {
+                ORPHANS_BY_CLASS.remove(cls, set);
+            }
+        }
+    }
+
+    // ================= dump =================
+
+    /** One row per busy emulated monitor; see {@link Monitor#snapshot()} for the columns. */
+    public static List<Object[]> dumpRows() {
+        List<Object[]> rows = new ArrayList<>();
+        TABLE.forEach(m -> {
+            if (m.isBusy()) {
+                rows.add(m.snapshot());
+            }
+        });
+        return rows;
+    }
+
+    /** Monitors in the table (including idle ones not yet collected); for tests. */
+    public static int tableSize() {
+        return TABLE.size();
+    }
+
+    // ================= remote monitors: the site side =================
+
+    /** A granted lease: the holder, and the object whose monitor it holds. */
+    private static final class Lease {
+        final LeaseActor actor;
+        final Object key;
+        final Monitor monitor;
+
+        Lease(LeaseActor actor, Object key, Monitor monitor) {
+            this.actor = actor;
+            this.key = key;
+            this.monitor = monitor;
+        }
+    }
+
+    /**
+     * A remote class enters the monitor of local object {@code key}: blocks like a local entrant, then
+     * returns a lease token (never 0). A class that already holds a lease here for this object from the
+     * same peer re-enters it (same token, one level deeper). A remote class that this site sees holding the
+     * monitor through a suspended local thread of the same class (the causality rule) takes it over.
+     */
+    public static long remoteEnter(Object key, long cls, String peer, long leaseMillis) {
+        Objects.requireNonNull(key);
+        if (!ThreadClass.isValid(cls)) {
+            throw new IllegalArgumentException("not a valid thread class: 0x" + Long.toHexString(cls));
+        }
+        Monitor m = TABLE.getOrCreate(key);
+        Hold h = m.getOwnerVolatile();
+        if (h != null && h.actor instanceof LeaseActor held && held.threadClass == cls && held.peer.equals(peer)
+                && !held.isExpired()) {
+            m.enterSlow(held, cls, key);
+            held.renew();
+            return held.token;
+        }
+        long token;
+        do {
+            token = ThreadLocalRandom.current().nextLong();
+        } while (token == 0 || LEASES.containsKey(token));
+        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
+        if (!m.tryEnterFast(lease, cls, key)) {
+            m.enterSlow(lease, cls, key);
+        }
+        lease.renew();
+        LEASES.put(token, new Lease(lease, key, m));
+        return token;
+    }
+
+    /** Extends a lease; false if it expired (the holder must treat the monitor as lost). */
+    public static boolean remoteRenew(long token) {
+        Lease lease = LEASES.get(token);
+        return lease != null && lease.actor.renew();
+    }
+
+    /** Releases one level held under {@code token}. An expired or unknown lease: IMSE. */
+    public static void remoteExit(long token) {
+        Lease lease = validLease(token);
+        if (!lease.monitor.exit(lease.actor, lease.actor.threadClass)) {
+            throw new IllegalMonitorStateException("dthreads: remote lease " + Long.toHexString(token)
+                    + " does not hold the monitor");
+        }
+        if (!lease.monitor.holdsFor(lease.actor.threadClass) || lease.monitor.getOwnerVolatile().actor != lease.actor) {
+            // fully released (or handed back to the local holder it took over from): the lease ends
+            LEASES.remove(token);
+            lease.actor.markRevoked();
+        } else {
+            lease.actor.renew();
+        }
+    }
+
+    /**
+     * A remote holder waits. The calling server thread parks here; while it does the lease cannot expire
+     * (the pending call is the holder's liveness) but the monitor is released as a local wait releases it.
+     */
+    public static void remoteWait(long token, long timeoutMillis, int nanos) throws InterruptedException {
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeout value is negative");
+        }
+        if (nanos < 0 || nanos > 999_999) {
+            throw new IllegalArgumentException("nanosecond timeout value out of range");
+        }
+        Lease lease = validLease(token);
+        if (nanos > 0 && timeoutMillis < Long.MAX_VALUE) {
+            timeoutMillis++;
+        }
+        long timeoutNanos = timeoutMillis == 0 ? 0L
+                : timeoutMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : timeoutMillis * 1_000_000L;
+        lease.actor.pendingWaits++;
+        try {
+            waitAs(lease.actor, lease.actor.threadClass, lease.key, timeoutNanos);
+        } finally {
+            lease.actor.pendingWaits--;
+            lease.actor.renew();
+        }
+    }
+
+    public static void remoteNotify(long token, boolean all) {
+        Lease lease = validLease(token);
+        notifyAs(lease.actor, lease.actor.threadClass, lease.key, all);
+        lease.actor.renew();
+    }
+
+    /** The holder's connection is gone: drop its lease now rather than at expiry. */
+    public static void remoteCancel(long token) {
+        Lease lease = LEASES.remove(token);
+        if (lease != null) {
+            lease.actor.markRevoked();
+            lease.monitor.revokeIfExpired(lease.actor);
+        }
+    }
+
+    /** Whether the lease is valid and its class holds the monitor. */
+    public static boolean remoteHolds(long token) {
+        Lease lease = LEASES.get(token);
+        return lease != null && !lease.actor.isExpired() && lease.monitor.holdsFor(lease.actor.threadClass);
+    }
+
+    private static Lease validLease(long token) {
+        Lease lease = LEASES.get(token);
+        if (lease == null) {
+            throw new IllegalMonitorStateException("dthreads: unknown monitor lease " + Long.toHexString(token)
+                    + " (released, or revoked after expiry)");
+        }
+        if (lease.actor.isExpired()) {
+            LEASES.remove(token);
+            lease.monitor.revokeIfExpired(lease.actor);
+            throw new IllegalMonitorStateException("dthreads: monitor lease " + Long.toHexString(token) + " of "
+                    + ThreadClass.format(lease.actor.threadClass) + " from " + lease.actor.peer
+                    + " expired; the monitor was released and may have been acquired by another class");
+        }
+        return lease;
+    }
+
+    private static IllegalMonitorStateException notOwner() {
+        return new IllegalMonitorStateException("current thread is not owner");
+    }
+}

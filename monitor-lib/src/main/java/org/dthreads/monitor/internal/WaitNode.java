@@ -1,0 +1,27 @@
+package org.dthreads.monitor.internal;
+
+/**
+ * One class's pending {@code wait()} on one monitor. {@link #state} moves from WAITING to NOTIFIED (by a
+ * notifier) or CANCELLED (by the waiter on timeout or interrupt) exactly once, always under the monitor's
+ * queue lock, so a notify either reaches a node still waiting or skips to the next one: none is lost
+ * (JLS 17.2.4). The saved depth and activations are written by the waiter before it releases the monitor
+ * and read back by it after it re-acquires: confined to the waiter, but read by dumps under the queue lock.
+ */
+final class WaitNode {
+    static final int WAITING = 0;
+    static final int NOTIFIED = 1;
+    static final int CANCELLED = 2;
+
+    final Actor actor;
+    final long threadClass;
+    final Thread thread;
+    volatile int state;
+    int savedDepth;
+    Activation savedActivations;
+
+    WaitNode(Actor actor, long threadClass, Thread thread) {
+        this.actor = actor;
+        this.threadClass = threadClass;
+        this.thread = thread;
+    }
+}

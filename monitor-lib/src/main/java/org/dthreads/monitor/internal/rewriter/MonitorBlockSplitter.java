@@ -1,0 +1,266 @@
+package org.dthreads.monitor.internal.rewriter;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.FrameNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LocalVariableNode;
+import org.objectweb.asm.tree.LookupSwitchInsnNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TableSwitchInsnNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * Gives every {@code synchronized} block two copies, chosen once at its entry:
+ * <pre>
+ *   [lock on stack] dup; invokestatic Monitors.isEmulated; ifne EMULATED
+ *   monitorenter; ...block...; monitorexit ...          (native: the JVM's monitor, as before)
+ *   EMULATED: invokestatic Monitors.enter; ...copy...; invokestatic Monitors.exit ...
+ * </pre>
+ * Each copy keeps {@code monitorenter}/{@code monitorexit} (or their emulated calls) balanced and
+ * block-structured, which the JIT requires; a conditional {@code monitorenter} would leave the
+ * method interpreted.
+ *
+ * <p>A block is recognized in the shape javac (and {@link SynchronizedMethodLowering}) emits:
+ * {@code dup; astore L; monitorenter} (or {@code aload L; monitorenter}), an "any" handler whose
+ * range starts right after the {@code monitorenter}, and that handler ending in {@code athrow}.
+ * The region from the {@code monitorenter} to that {@code athrow} is copied; labels inside it are
+ * renamed in the copy, labels outside are shared, so every exit of the block ({@code break},
+ * {@code return}, exceptions to outer handlers) leaves both copies the same way. The copy is
+ * placed right after the region's {@code athrow}, inside every enclosing handler range. Nested
+ * blocks are then split in both copies. Anything else (code from other compilers, jumps into a
+ * block) throws {@link CannotRewriteException}: the class stays untouched rather than half-done.
+ *
+ * <p>Frames are stripped; the class writer recomputes them.
+ */
+final class MonitorBlockSplitter {
+
+    static final String MONITORS = "org/dthreads/monitor/Monitors";
+
+    private MonitorBlockSplitter() {}
+
+    /** @return the number of blocks split */
+    static int split(MethodNode method) {
+        stripFrames(method);
+        Set<AbstractInsnNode> done = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        int blocks = 0;
+        for (AbstractInsnNode enter = nextEnter(method, method.instructions.getFirst(), done); enter != null;
+                enter = nextEnter(method, method.instructions.getFirst(), done)) {
+            splitOne(method, enter, done);
+            blocks++;
+            if (blocks > 10_000) {
+                throw new CannotRewriteException("too many synchronized blocks in " + method.name);
+            }
+        }
+        return blocks;
+    }
+
+    private static AbstractInsnNode nextEnter(MethodNode method, AbstractInsnNode from, Set<AbstractInsnNode> done) {
+        for (AbstractInsnNode insn = from; insn != null; insn = insn.getNext()) {
+            if (insn.getOpcode() == Opcodes.MONITORENTER && !done.contains(insn)) {
+                return insn;
+            }
+        }
+        return null;
+    }
+
+    private static void splitOne(MethodNode method, AbstractInsnNode enter, Set<AbstractInsnNode> done) {
+        InsnList code = method.instructions;
+        int lock = lockSlot(enter, method);
+        TryCatchBlockNode any = anyHandlerStartingAfter(method, enter);
+        AbstractInsnNode end = nextReal(any.handler);
+        while (end != null && end.getOpcode() != Opcodes.ATHROW) {
+            end = end.getNext();
+        }
+        if (end == null) {
+            throw new CannotRewriteException("synchronized block in " + method.name + " whose handler does not rethrow");
+        }
+        int from = code.indexOf(enter);
+        int to = code.indexOf(end);
+        checkNoJumpsInto(method, from, to);
+
+        // Clone the region [enter+1, end] with labels inside it renamed.
+        Map<LabelNode, LabelNode> labels = new HashMap<>();
+        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext()) {
+            if (insn instanceof LabelNode label) {
+                int at = code.indexOf(label);
+                labels.put(label, at > from && at <= to ? new LabelNode() : label);
+            }
+        }
+        LabelNode copyEnd = new LabelNode();
+        for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
+            if (inside(code, tcb.start, from, to) && !inside(code, tcb.end, from, to)) {
+                labels.put(tcb.end, copyEnd); // ends right after the region (checked above)
+            }
+        }
+        InsnList copy = new InsnList();
+        LabelNode emulated = new LabelNode();
+        copy.add(emulated);
+        copy.add(monitorsCall("enter", "(Ljava/lang/Object;)V"));
+        for (AbstractInsnNode insn = enter.getNext(); insn != end.getNext(); insn = insn.getNext()) {
+            AbstractInsnNode cloned = insn.clone(labels);
+            if (cloned.getOpcode() == Opcodes.MONITOREXIT && loadsSlot(insn.getPrevious(), lock)) {
+                cloned = monitorsCall("exit", "(Ljava/lang/Object;)V");
+            }
+            copy.add(cloned);
+        }
+        copy.add(copyEnd);
+
+        // Handlers inside the region, cloned in the same relative order, next to the originals.
+        List<TryCatchBlockNode> cloned = new ArrayList<>();
+        int firstInside = -1;
+        for (int i = 0; i < method.tryCatchBlocks.size(); i++) {
+            TryCatchBlockNode tcb = method.tryCatchBlocks.get(i);
+            if (inside(code, tcb.start, from, to) && inside(code, tcb.handler, from, to)) {
+                if (firstInside < 0) {
+                    firstInside = i;
+                }
+                TryCatchBlockNode c = new TryCatchBlockNode(labels.get(tcb.start), labels.get(tcb.end),
+                        labels.get(tcb.handler), tcb.type);
+                c.visibleTypeAnnotations = tcb.visibleTypeAnnotations;
+                c.invisibleTypeAnnotations = tcb.invisibleTypeAnnotations;
+                cloned.add(c);
+            }
+        }
+        if (method.localVariables != null) {
+            List<LocalVariableNode> locals = new ArrayList<>();
+            for (LocalVariableNode lv : method.localVariables) {
+                if (inside(code, lv.start, from, to) && inside(code, lv.end, from, to)) {
+                    locals.add(new LocalVariableNode(lv.name, lv.desc, lv.signature, labels.get(lv.start),
+                            labels.get(lv.end), lv.index));
+                }
+            }
+            method.localVariables.addAll(locals);
+        }
+
+        InsnList dispatch = new InsnList();
+        dispatch.add(new InsnNode(Opcodes.DUP));
+        dispatch.add(monitorsCall("isEmulated", "(Ljava/lang/Object;)Z"));
+        dispatch.add(new JumpInsnNode(Opcodes.IFNE, emulated));
+        code.insertBefore(enter, dispatch);
+        code.insert(end, copy);
+        method.tryCatchBlocks.addAll(firstInside < 0 ? method.tryCatchBlocks.size() : firstInside, cloned);
+        done.add(enter);
+    }
+
+    private static int lockSlot(AbstractInsnNode enter, MethodNode method) {
+        AbstractInsnNode prev = previousReal(enter);
+        if (prev instanceof VarInsnNode store && store.getOpcode() == Opcodes.ASTORE
+                && previousReal(prev) != null && previousReal(prev).getOpcode() == Opcodes.DUP) {
+            return store.var;
+        }
+        if (prev instanceof VarInsnNode load && load.getOpcode() == Opcodes.ALOAD) {
+            return load.var;
+        }
+        throw new CannotRewriteException("monitorenter in " + method.name + " not in javac's shape (dup; astore; monitorenter)");
+    }
+
+    private static TryCatchBlockNode anyHandlerStartingAfter(MethodNode method, AbstractInsnNode enter) {
+        for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
+            if (tcb.type == null && nextReal(tcb.start) == nextReal(enter)) {
+                return tcb;
+            }
+        }
+        throw new CannotRewriteException("synchronized block in " + method.name + " without javac's release handler");
+    }
+
+    private static void checkNoJumpsInto(MethodNode method, int from, int to) {
+        InsnList code = method.instructions;
+        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext()) {
+            int at = code.indexOf(insn);
+            if (at >= from && at <= to) {
+                continue;
+            }
+            List<LabelNode> targets = new ArrayList<>();
+            if (insn instanceof JumpInsnNode j) {
+                targets.add(j.label);
+            } else if (insn instanceof TableSwitchInsnNode t) {
+                targets.add(t.dflt);
+                targets.addAll(t.labels);
+            } else if (insn instanceof LookupSwitchInsnNode l) {
+                targets.add(l.dflt);
+                targets.addAll(l.labels);
+            }
+            for (LabelNode target : targets) {
+                if (inside(code, target, from, to)) {
+                    throw new CannotRewriteException("a jump into a synchronized block in " + method.name);
+                }
+            }
+        }
+        for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
+            boolean startIn = inside(code, tcb.start, from, to);
+            boolean endIn = inside(code, tcb.end, from, to) || endsRightAfter(code, tcb.end, to);
+            boolean handlerIn = inside(code, tcb.handler, from, to);
+            if (startIn != handlerIn || (startIn && !endIn) || (!startIn && inside(code, tcb.end, from, to))) {
+                throw new CannotRewriteException("an exception range crosses the edge of a synchronized block in "
+                        + method.name);
+            }
+        }
+    }
+
+    /** Whether {@code label} follows the region's last instruction with no instruction between. */
+    private static boolean endsRightAfter(InsnList code, LabelNode label, int to) {
+        int at = code.indexOf(label);
+        if (at <= to) {
+            return false;
+        }
+        for (AbstractInsnNode n = code.get(to).getNext(); n != null && n != label; n = n.getNext()) {
+            if (n.getOpcode() >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean inside(InsnList code, AbstractInsnNode node, int from, int to) {
+        int at = code.indexOf(node);
+        return at > from && at <= to;
+    }
+
+    private static boolean loadsSlot(AbstractInsnNode insn, int slot) {
+        AbstractInsnNode prev = insn;
+        while (prev != null && prev.getOpcode() < 0) {
+            prev = prev.getPrevious();
+        }
+        return prev instanceof VarInsnNode v && v.getOpcode() == Opcodes.ALOAD && v.var == slot;
+    }
+
+    private static AbstractInsnNode nextReal(AbstractInsnNode insn) {
+        AbstractInsnNode n = insn;
+        while (n != null && n.getOpcode() < 0) {
+            n = n.getNext();
+        }
+        return n;
+    }
+
+    private static AbstractInsnNode previousReal(AbstractInsnNode insn) {
+        AbstractInsnNode p = insn.getPrevious();
+        while (p != null && p.getOpcode() < 0) {
+            p = p.getPrevious();
+        }
+        return p;
+    }
+
+    private static MethodInsnNode monitorsCall(String name, String descriptor) {
+        return new MethodInsnNode(Opcodes.INVOKESTATIC, MONITORS, name, descriptor, false);
+    }
+
+    private static void stripFrames(MethodNode method) {
+        for (AbstractInsnNode insn : method.instructions.toArray()) {
+            if (insn instanceof FrameNode) {
+                method.instructions.remove(insn);
+            }
+        }
+    }
+}

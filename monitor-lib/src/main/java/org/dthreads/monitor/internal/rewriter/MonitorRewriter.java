@@ -1,0 +1,253 @@
+package org.dthreads.monitor.internal.rewriter;
+
+import org.objectweb.asm.AnnotationVisitor;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.commons.JSRInlinerAdapter;
+import org.objectweb.asm.commons.SerialVersionUIDAdder;
+import org.objectweb.asm.tree.MethodNode;
+
+/**
+ * Rewrites one class file so that its monitor operations go to {@link org.dthreads.monitor.Monitors}.
+ * The chain, one visitor per concern:
+ * <ol>
+ *   <li>{@link SerialVersionUIDAdder} (only for a {@code Serializable} class without an explicit
+ *       {@code serialVersionUID} that has {@code synchronized} methods): pins the default UID
+ *       computed from the <em>original</em> bytes, since removing {@code ACC_SYNCHRONIZED} changes
+ *       it, so rewritten and plain JVMs keep exchanging objects;</li>
+ *   <li>{@link Marker}: adds {@code @org.dthreads.monitor.Rewritten} (how the runtime knows the
+ *       class's instances may be emulated) and refuses a class that already has it;</li>
+ *   <li>per method, in tree form: {@link JSRInlinerAdapter} (old class files),
+ *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}; then
+ *       {@link MonitorCallRewriter} on the way out.</li>
+ * </ol>
+ * Frames are recomputed with super-types read from bytes ({@link ClassHierarchy}), never by loading
+ * classes. All or nothing: any problem leaves the class untouched ({@link Result#bytes()} null, with
+ * the reason), and its objects then use the JVM's monitors.
+ *
+ * <p>Thread-safe: no shared mutable state; call concurrently for different classes.
+ */
+public final class MonitorRewriter {
+
+    /** Descriptor of the marker annotation. */
+    public static final String REWRITTEN_DESCRIPTOR = "Lorg/dthreads/monitor/Rewritten;";
+
+    /** The outcome of one class. */
+    public record Result(byte[] bytes, String skipReason, int synchronizedMethods, int synchronizedBlocks,
+            int monitorCalls) {
+        public boolean rewritten() {
+            return bytes != null;
+        }
+
+        public int sites() {
+            return synchronizedMethods + synchronizedBlocks + monitorCalls;
+        }
+    }
+
+    private MonitorRewriter() {}
+
+    /**
+     * Rewrites {@code classBytes}; never throws.
+     *
+     * @param loader the defining loader (super-types are read through its resources); null for the boot loader
+     */
+    public static Result rewrite(byte[] classBytes, ClassLoader loader) {
+        try {
+            ClassReader reader = new ClassReader(classBytes);
+            if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
+                return skipped("module-info");
+            }
+            ClassHierarchy hierarchy = new ClassHierarchy(loader);
+            ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES) {
+                @Override
+                protected String getCommonSuperClass(String type1, String type2) {
+                    return hierarchy.commonSuperClass(type1, type2);
+                }
+
+                @Override
+                protected ClassLoader getClassLoader() {
+                    throw new IllegalStateException("the rewriter must not load classes");
+                }
+            };
+            int[] counts = new int[3]; // methods, blocks, calls
+            Marker marker = new Marker(new MethodRewriting(writer, counts, readVersion(reader)));
+            ClassVisitor first = marker;
+            if (needsPinnedSerialVersionUid(reader, hierarchy)) {
+                first = new SerialVersionUIDAdder(Opcodes.ASM9, marker) {};
+            }
+            reader.accept(first, ClassReader.SKIP_FRAMES);
+            if (marker.alreadyRewritten) {
+                return skipped("already rewritten");
+            }
+            return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2]);
+        } catch (CannotRewriteException | ClassHierarchy.UnknownTypeException e) {
+            return skipped(e.getMessage());
+        } catch (RuntimeException | LinkageError e) {
+            return skipped(e.toString());
+        }
+    }
+
+    private static Result skipped(String reason) {
+        return new Result(null, reason, 0, 0, 0);
+    }
+
+    private static int readVersion(ClassReader reader) {
+        return reader.readUnsignedShort(6);
+    }
+
+    /** Serializable, no explicit serialVersionUID, not an enum or record, and a synchronized method. */
+    private static boolean needsPinnedSerialVersionUid(ClassReader reader, ClassHierarchy hierarchy) {
+        if ((reader.getAccess() & (Opcodes.ACC_INTERFACE | Opcodes.ACC_ENUM)) != 0
+                || "java/lang/Record".equals(reader.getSuperName())) {
+            return false;
+        }
+        boolean[] found = new boolean[2]; // [0] explicit UID, [1] synchronized method
+        reader.accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public org.objectweb.asm.FieldVisitor visitField(int access, String name, String descriptor, String signature,
+                    Object value) {
+                if (name.equals("serialVersionUID")) {
+                    found[0] = true;
+                }
+                return null;
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                if ((access & Opcodes.ACC_SYNCHRONIZED) != 0 && (access & Opcodes.ACC_NATIVE) == 0) {
+                    found[1] = true;
+                }
+                return null;
+            }
+        }, ClassReader.SKIP_CODE);
+        if (found[0] || !found[1]) {
+            return false;
+        }
+        String self = reader.getClassName();
+        for (String i : reader.getInterfaces()) {
+            if (hierarchy.isSubtypeOf(i, "java/io/Serializable")) {
+                return true;
+            }
+        }
+        return reader.getSuperName() != null && hierarchy.isSubtypeOf(reader.getSuperName(), "java/io/Serializable")
+                && !self.equals("java/lang/Object");
+    }
+
+    /** Adds the marker annotation; notes a class that already carries it. */
+    private static final class Marker extends ClassVisitor {
+        boolean alreadyRewritten;
+        private boolean added;
+
+        Marker(ClassVisitor next) {
+            super(Opcodes.ASM9, next);
+        }
+
+        @Override
+        public AnnotationVisitor visitAnnotation(String descriptor, boolean visible) {
+            if (REWRITTEN_DESCRIPTOR.equals(descriptor)) {
+                alreadyRewritten = true;
+            }
+            return super.visitAnnotation(descriptor, visible);
+        }
+
+        private void addMarker() {
+            if (!added && !alreadyRewritten) {
+                added = true;
+                AnnotationVisitor av = super.visitAnnotation(REWRITTEN_DESCRIPTOR, true);
+                if (av != null) {
+                    av.visitEnd();
+                }
+            }
+        }
+
+        // The marker goes after the class's own annotations, before its first member.
+        @Override
+        public void visitNestMember(String nestMember) {
+            addMarker();
+            super.visitNestMember(nestMember);
+        }
+
+        @Override
+        public void visitPermittedSubclass(String permittedSubclass) {
+            addMarker();
+            super.visitPermittedSubclass(permittedSubclass);
+        }
+
+        @Override
+        public void visitInnerClass(String name, String outerName, String innerName, int access) {
+            addMarker();
+            super.visitInnerClass(name, outerName, innerName, access);
+        }
+
+        @Override
+        public org.objectweb.asm.RecordComponentVisitor visitRecordComponent(String name, String descriptor, String signature) {
+            addMarker();
+            return super.visitRecordComponent(name, descriptor, signature);
+        }
+
+        @Override
+        public org.objectweb.asm.FieldVisitor visitField(int access, String name, String descriptor, String signature,
+                Object value) {
+            addMarker();
+            return super.visitField(access, name, descriptor, signature, value);
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+            addMarker();
+            return super.visitMethod(access, name, descriptor, signature, exceptions);
+        }
+
+        @Override
+        public void visitEnd() {
+            addMarker();
+            super.visitEnd();
+        }
+    }
+
+    /** Per method: JSR inlining, lowering of synchronized methods, block splitting, call rewriting. */
+    private static final class MethodRewriting extends ClassVisitor {
+        private final int[] counts;
+        private final int classVersion;
+        private String owner;
+
+        MethodRewriting(ClassVisitor next, int[] counts, int classVersion) {
+            super(Opcodes.ASM9, next);
+            this.counts = counts;
+            this.classVersion = classVersion;
+        }
+
+        @Override
+        public void visit(int version, int access, String name, String signature, String superName, String[] interfaces) {
+            owner = name;
+            super.visit(version, access, name, signature, superName, interfaces);
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+            boolean lower = (access & Opcodes.ACC_SYNCHRONIZED) != 0
+                    && (access & (Opcodes.ACC_NATIVE | Opcodes.ACC_ABSTRACT)) == 0;
+            int newAccess = lower ? access & ~Opcodes.ACC_SYNCHRONIZED : access;
+            MethodVisitor out = new MonitorCallRewriter(super.visitMethod(newAccess, name, descriptor, signature, exceptions),
+                    () -> counts[2]++);
+            MethodNode tree = new MethodNode(Opcodes.ASM9, access, name, descriptor, signature, exceptions) {
+                @Override
+                public void visitEnd() {
+                    super.visitEnd();
+                    if (lower) {
+                        SynchronizedMethodLowering.lower(this, owner, classVersion);
+                        counts[0]++;
+                    }
+                    counts[1] += MonitorBlockSplitter.split(this) - (lower ? 1 : 0);
+                    accept(out);
+                }
+            };
+            return new JSRInlinerAdapter(tree, access, name, descriptor, signature, exceptions);
+        }
+
+    }
+
+}
