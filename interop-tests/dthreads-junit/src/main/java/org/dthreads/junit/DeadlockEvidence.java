@@ -12,6 +12,7 @@ import java.util.List;
  */
 public record DeadlockEvidence(Duration waited, List<SiteReport> reports) {
 
+    /** Copies {@code reports}. */
     public DeadlockEvidence {
         reports = List.copyOf(reports);
     }

@@ -108,8 +108,15 @@ public final class Site {
         }
         Site site = new Site(spec, cluster, token, p, t0);
         site.startPumps();
-        p.onExit().whenComplete((proc, err) -> site.onExit());
+        // not on the process reaper thread: onExit waits for the output to drain
+        p.onExit().whenCompleteAsync((proc, err) -> site.onExit(), Site::daemon);
         return site;
+    }
+
+    private static void daemon(Runnable r) {
+        Thread t = new Thread(r, "dthreads-site-exit");
+        t.setDaemon(true);
+        t.start();
     }
 
     private static byte[] randomBytes() {

@@ -82,6 +82,7 @@ public final class SiteCluster implements AutoCloseable {
             return this;
         }
 
+        /** A new cluster with these options. */
         public SiteCluster build() {
             return new SiteCluster(this);
         }

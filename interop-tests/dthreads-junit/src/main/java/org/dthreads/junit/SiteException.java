@@ -7,15 +7,18 @@ package org.dthreads.junit;
  */
 public class SiteException extends RuntimeException {
 
+    @java.io.Serial
     private static final long serialVersionUID = 1L;
 
     private final String siteName;
 
+    /** An exception about site {@code siteName}. */
     public SiteException(String siteName, String message) {
         super(message);
         this.siteName = siteName;
     }
 
+    /** An exception about site {@code siteName}, caused by {@code cause}. */
     public SiteException(String siteName, String message, Throwable cause) {
         super(message, cause);
         this.siteName = siteName;

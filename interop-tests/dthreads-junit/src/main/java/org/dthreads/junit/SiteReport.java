@@ -23,6 +23,7 @@ import java.util.OptionalInt;
 public record SiteReport(String siteName, long pid, boolean alive, OptionalInt exitCode, Duration uptime,
         Map<String, String> endpoints, String threadDump, String monitorDump, String stdoutTail, String stderrTail) {
 
+    /** Copies {@code endpoints}. */
     public SiteReport {
         endpoints = Map.copyOf(endpoints);
     }

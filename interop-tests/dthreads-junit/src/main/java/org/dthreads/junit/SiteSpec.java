@@ -206,6 +206,7 @@ public final class SiteSpec {
                 javaAgentOptions, namespace, fastStart, controlChannel, on);
     }
 
+    /** The site's name, unique within a cluster. */
     public String name() {
         return name;
     }
@@ -220,6 +221,7 @@ public final class SiteSpec {
         return mode == Mode.APP;
     }
 
+    /** The program arguments. */
     public List<String> args() {
         return args;
     }
@@ -235,14 +237,17 @@ public final class SiteSpec {
         return cp;
     }
 
+    /** The JVM flags added with {@link #jvmFlags(String...)} (without the fast-start defaults). */
     public List<String> jvmFlags() {
         return jvmFlags;
     }
 
+    /** The system properties set with {@link #systemProperty}. */
     public Map<String, String> systemProperties() {
         return systemProperties;
     }
 
+    /** The environment variables set with {@link #environment}. */
     public Map<String, String> environment() {
         return environment;
     }
@@ -252,10 +257,12 @@ public final class SiteSpec {
         return javaExecutable != null ? javaExecutable : Path.of(System.getProperty("java.home"), "bin", "java");
     }
 
+    /** The {@code -javaagent} jar, or null. */
     public Path javaAgent() {
         return javaAgent;
     }
 
+    /** The agent options, or null. */
     public String javaAgentOptions() {
         return javaAgentOptions;
     }
@@ -265,14 +272,17 @@ public final class SiteSpec {
         return namespace;
     }
 
+    /** Whether the {@link #FAST_START_FLAGS} are added. */
     public boolean fastStart() {
         return fastStart;
     }
 
+    /** Whether the site answers commands. */
     public boolean controlChannel() {
         return controlChannel;
     }
 
+    /** Whether the site's output is copied to the test's {@code System.err}. */
     public boolean echoOutput() {
         return echoOutput;
     }
