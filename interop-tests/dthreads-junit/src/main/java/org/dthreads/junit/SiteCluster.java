@@ -381,8 +381,9 @@ public final class SiteCluster implements AutoCloseable {
 
     /** A {@link SiteReport} of every site, collected in parallel. Never throws. */
     public List<SiteReport> reports() {
+        List<Site> snapshot = List.copyOf(sites);
         List<CompletableFuture<SiteReport>> fs = new ArrayList<>();
-        for (Site s : sites) {
+        for (Site s : snapshot) {
             CompletableFuture<SiteReport> f = new CompletableFuture<>();
             Thread t = new Thread(() -> {
                 try {
@@ -397,7 +398,7 @@ public final class SiteCluster implements AutoCloseable {
         }
         List<SiteReport> out = new ArrayList<>();
         for (int i = 0; i < fs.size(); i++) {
-            Site s = sites.get(i);
+            Site s = snapshot.get(i);
             try {
                 out.add(fs.get(i).join());
             } catch (RuntimeException e) {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * JUnit 5 extension that gives tests a {@link SiteCluster} parameter and closes it after the test
@@ -18,6 +19,10 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * }
  * }</pre>
  *
+ * <p>When a test fails for another reason than the kit's own assertions (which already carry the
+ * diagnostics) while its sites are running, a {@link SiteReport} of every site is attached to the
+ * failure as a suppressed {@link SiteException}.
+ *
  * <p>A parameter of a test method (or {@code @BeforeEach}) gets a cluster for that test, closed after
  * it; a parameter of a {@code @BeforeAll} method gets one for the class, closed after all its tests.
  * For options, register an instance: {@code @RegisterExtension static SitesExtension sites = new
@@ -27,7 +32,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * Stateless apart from the cluster options; safe with JUnit's parallel execution (each test gets
  * its own cluster).
  */
-public final class SitesExtension implements ParameterResolver, AfterEachCallback, AfterAllCallback {
+public final class SitesExtension
+        implements ParameterResolver, AfterEachCallback, AfterAllCallback, TestExecutionExceptionHandler {
 
     private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(SitesExtension.class);
     private static final String KEY = "cluster";
@@ -68,6 +74,20 @@ public final class SitesExtension implements ParameterResolver, AfterEachCallbac
     @Override
     public void afterAll(ExtensionContext ec) {
         closeIn(ec);
+    }
+
+    @Override
+    public void handleTestExecutionException(ExtensionContext ec, Throwable failure) throws Throwable {
+        SiteCluster c = ec.getStore(NS).get(KEY, SiteCluster.class);
+        if (c != null && !c.isClosed() && c.sites().stream().anyMatch(Site::isAlive)) {
+            try {
+                failure.addSuppressed(new SiteException("*",
+                        "state of the cluster's sites when the test failed:\n" + c.diagnostics()));
+            } catch (RuntimeException e) {
+                // never hide the test's own failure
+            }
+        }
+        throw failure;
     }
 
     private static void closeIn(ExtensionContext ec) {

@@ -56,6 +56,15 @@ class NetworkNamespaceTest {
     }
 
     @Test
+    void muteSiteInANamespaceIsDumpedFromOutside(SiteCluster cluster) {
+        NetworkNamespaces net = cluster.closeWith(NetworkNamespaces.create());
+        Site s = cluster.start(SiteSpec.app("mute", org.dthreads.junit.fixtures.HarnessApps.Idle.class)
+                .controlChannel(false).networkNamespace(net.add("M")));
+        String dump = s.threadDump();
+        assertTrue(dump.contains("(taken from outside with ") && dump.contains("SiteRuntimeImpl"), dump);
+    }
+
+    @Test
     void deadlockAcrossNamespacesIsDetectedAndNamespacesAreRemoved(SiteCluster cluster) {
         List<Site> s = startInNamespaces(cluster, "shared");
         List<String> names = s.stream().map(x -> x.spec().networkNamespace().name()).toList();
