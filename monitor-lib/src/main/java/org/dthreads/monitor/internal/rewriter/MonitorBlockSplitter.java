@@ -50,20 +50,25 @@ final class MonitorBlockSplitter {
 
     private MonitorBlockSplitter() {}
 
-    /** @return the number of blocks split */
+    /** @return the number of blocks in the method as it came (copies not counted) */
     static int split(MethodNode method) {
         stripFrames(method);
+        int original = 0;
+        for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
+            if (insn.getOpcode() == Opcodes.MONITORENTER) {
+                original++;
+            }
+        }
         Set<AbstractInsnNode> done = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         int blocks = 0;
         for (AbstractInsnNode enter = nextEnter(method, method.instructions.getFirst(), done); enter != null;
                 enter = nextEnter(method, method.instructions.getFirst(), done)) {
             splitOne(method, enter, done);
-            blocks++;
-            if (blocks > 10_000) {
-                throw new CannotRewriteException("too many synchronized blocks in " + method.name);
+            if (++blocks > 4096) {
+                throw new CannotRewriteException("too many synchronized blocks (after splitting nested ones) in " + method.name);
             }
         }
-        return blocks;
+        return original;
     }
 
     private static AbstractInsnNode nextEnter(MethodNode method, AbstractInsnNode from, Set<AbstractInsnNode> done) {
@@ -99,11 +104,6 @@ final class MonitorBlockSplitter {
             }
         }
         LabelNode copyEnd = new LabelNode();
-        for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
-            if (inside(code, tcb.start, from, to) && !inside(code, tcb.end, from, to)) {
-                labels.put(tcb.end, copyEnd); // ends right after the region (checked above)
-            }
-        }
         InsnList copy = new InsnList();
         LabelNode emulated = new LabelNode();
         copy.add(emulated);
@@ -117,22 +117,6 @@ final class MonitorBlockSplitter {
         }
         copy.add(copyEnd);
 
-        // Handlers inside the region, cloned in the same relative order, next to the originals.
-        List<TryCatchBlockNode> cloned = new ArrayList<>();
-        int firstInside = -1;
-        for (int i = 0; i < method.tryCatchBlocks.size(); i++) {
-            TryCatchBlockNode tcb = method.tryCatchBlocks.get(i);
-            if (inside(code, tcb.start, from, to) && inside(code, tcb.handler, from, to)) {
-                if (firstInside < 0) {
-                    firstInside = i;
-                }
-                TryCatchBlockNode c = new TryCatchBlockNode(labels.get(tcb.start), labels.get(tcb.end),
-                        labels.get(tcb.handler), tcb.type);
-                c.visibleTypeAnnotations = tcb.visibleTypeAnnotations;
-                c.invisibleTypeAnnotations = tcb.invisibleTypeAnnotations;
-                cloned.add(c);
-            }
-        }
         if (method.localVariables != null) {
             List<LocalVariableNode> locals = new ArrayList<>();
             for (LocalVariableNode lv : method.localVariables) {
@@ -150,8 +134,77 @@ final class MonitorBlockSplitter {
         dispatch.add(new JumpInsnNode(Opcodes.IFNE, emulated));
         code.insertBefore(enter, dispatch);
         code.insert(end, copy);
-        method.tryCatchBlocks.addAll(firstInside < 0 ? method.tryCatchBlocks.size() : firstInside, cloned);
+        method.tryCatchBlocks = exceptionTableWithCopy(method, code.indexOf(enter), code.indexOf(end), labels, emulated,
+                copyEnd);
         done.add(enter);
+    }
+
+    /**
+     * The exception table once the copy is placed right after the region: every entry that covers
+     * part of the region gets an entry covering the same part of the copy, right after it (so the
+     * order of entries, which decides between overlapping handlers, is the same for both copies).
+     * <ul>
+     *   <li>handler inside the region: the range must be inside too (or end right after it); cloned
+     *       with the handler renamed;</li>
+     *   <li>handler outside, range covering the whole region: the copy, inserted inside the range,
+     *       is covered already;</li>
+     *   <li>handler outside, range starting before and ending inside (javac ends an outer range
+     *       before the release code of a {@code return} in an inner block): cloned from the copy's
+     *       start;</li>
+     *   <li>handler outside, range starting inside and ending after the region: the original is cut
+     *       around the copy, and the copy's part cloned.</li>
+     * </ul>
+     */
+    private static List<TryCatchBlockNode> exceptionTableWithCopy(MethodNode method, int from, int to,
+            Map<LabelNode, LabelNode> labels, LabelNode copyStart, LabelNode copyEnd) {
+        InsnList code = method.instructions;
+        List<TryCatchBlockNode> table = new ArrayList<>();
+        for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
+            int start = code.indexOf(tcb.start);
+            int end = code.indexOf(tcb.end);
+            boolean handlerInside = inside(code, tcb.handler, from, to);
+            boolean coversEnter = start <= from;
+            boolean coversAthrow = end > to;
+            boolean overlaps = start <= to && end > from;
+            if (handlerInside) {
+                if (coversEnter || (coversAthrow && !endsRightAfter(code, tcb.end, to))) {
+                    throw new CannotRewriteException("an exception range crosses the edge of a synchronized block in "
+                            + method.name);
+                }
+                table.add(tcb);
+                table.add(copyOf(tcb, labels.get(tcb.start), coversAthrow ? copyEnd : labels.get(tcb.end),
+                        labels.get(tcb.handler)));
+            } else if (!overlaps || (coversEnter && coversAthrow)) {
+                table.add(tcb);
+            } else if (coversEnter) {
+                table.add(tcb);
+                table.add(copyOf(tcb, copyStart, labels.get(tcb.end), tcb.handler));
+            } else {
+                table.add(copyOf(tcb, tcb.start, copyStart, tcb.handler));
+                if (hasCodeBetween(copyEnd, tcb.end)) {
+                    table.add(copyOf(tcb, copyEnd, tcb.end, tcb.handler));
+                }
+                table.add(copyOf(tcb, labels.get(tcb.start), copyEnd, tcb.handler));
+            }
+        }
+        return table;
+    }
+
+    private static TryCatchBlockNode copyOf(TryCatchBlockNode tcb, LabelNode start, LabelNode end, LabelNode handler) {
+        TryCatchBlockNode c = new TryCatchBlockNode(start, end, handler, tcb.type);
+        c.visibleTypeAnnotations = tcb.visibleTypeAnnotations;
+        c.invisibleTypeAnnotations = tcb.invisibleTypeAnnotations;
+        return c;
+    }
+
+    /** Whether a real instruction lies between two labels of the list (after the copy is inserted). */
+    private static boolean hasCodeBetween(LabelNode from, LabelNode to) {
+        for (AbstractInsnNode n = from; n != null && n != to; n = n.getNext()) {
+            if (n.getOpcode() >= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static int lockSlot(AbstractInsnNode enter, MethodNode method) {
@@ -168,7 +221,7 @@ final class MonitorBlockSplitter {
 
     private static TryCatchBlockNode anyHandlerStartingAfter(MethodNode method, AbstractInsnNode enter) {
         for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
-            if (tcb.type == null && nextReal(tcb.start) == nextReal(enter)) {
+            if (tcb.type == null && nextReal(tcb.start) == nextReal(enter.getNext())) {
                 return tcb;
             }
         }
@@ -196,15 +249,6 @@ final class MonitorBlockSplitter {
                 if (inside(code, target, from, to)) {
                     throw new CannotRewriteException("a jump into a synchronized block in " + method.name);
                 }
-            }
-        }
-        for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
-            boolean startIn = inside(code, tcb.start, from, to);
-            boolean endIn = inside(code, tcb.end, from, to) || endsRightAfter(code, tcb.end, to);
-            boolean handlerIn = inside(code, tcb.handler, from, to);
-            if (startIn != handlerIn || (startIn && !endIn) || (!startIn && inside(code, tcb.end, from, to))) {
-                throw new CannotRewriteException("an exception range crosses the edge of a synchronized block in "
-                        + method.name);
             }
         }
     }

@@ -16,19 +16,26 @@ import org.objectweb.asm.Opcodes;
  */
 final class MonitorCallRewriter extends MethodVisitor {
 
-    private final Runnable onReplace;
-
-    /** @param onReplace called once per replaced call (statistics) */
-    MonitorCallRewriter(MethodVisitor next, Runnable onReplace) {
+    MonitorCallRewriter(MethodVisitor next) {
         super(Opcodes.ASM9, next);
-        this.onReplace = onReplace;
+    }
+
+    /** How many calls of {@code method} this visitor would replace. */
+    static int countSites(org.objectweb.asm.tree.MethodNode method) {
+        int sites = 0;
+        for (org.objectweb.asm.tree.AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
+            if (insn instanceof org.objectweb.asm.tree.MethodInsnNode call
+                    && replacement(call.getOpcode(), call.owner, call.name, call.desc) != null) {
+                sites++;
+            }
+        }
+        return sites;
     }
 
     @Override
     public void visitMethodInsn(int opcode, String owner, String name, String descriptor, boolean isInterface) {
         String replacement = replacement(opcode, owner, name, descriptor);
         if (replacement != null) {
-            onReplace.run();
             String target = replacement.substring(0, replacement.indexOf('('));
             String desc = replacement.substring(replacement.indexOf('('));
             super.visitMethodInsn(Opcodes.INVOKESTATIC, MonitorBlockSplitter.MONITORS, target, desc, false);

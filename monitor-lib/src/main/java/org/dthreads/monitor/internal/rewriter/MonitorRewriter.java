@@ -60,6 +60,9 @@ public final class MonitorRewriter {
             if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
                 return skipped("module-info");
             }
+            if (carriesMarker(reader)) {
+                return skipped("already rewritten");
+            }
             ClassHierarchy hierarchy = new ClassHierarchy(loader);
             ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES) {
                 @Override
@@ -79,15 +82,24 @@ public final class MonitorRewriter {
                 first = new SerialVersionUIDAdder(Opcodes.ASM9, marker) {};
             }
             reader.accept(first, ClassReader.SKIP_FRAMES);
-            if (marker.alreadyRewritten) {
-                return skipped("already rewritten");
-            }
             return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2]);
         } catch (CannotRewriteException | ClassHierarchy.UnknownTypeException e) {
             return skipped(e.getMessage());
         } catch (RuntimeException | LinkageError e) {
             return skipped(e.toString());
         }
+    }
+
+    private static boolean carriesMarker(ClassReader reader) {
+        boolean[] found = new boolean[1];
+        reader.accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public AnnotationVisitor visitAnnotation(String descriptor, boolean visible) {
+                found[0] |= REWRITTEN_DESCRIPTOR.equals(descriptor);
+                return null;
+            }
+        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        return found[0];
     }
 
     private static Result skipped(String reason) {
@@ -136,25 +148,16 @@ public final class MonitorRewriter {
                 && !self.equals("java/lang/Object");
     }
 
-    /** Adds the marker annotation; notes a class that already carries it. */
+    /** Adds the marker annotation (the caller has checked that the class does not carry it yet). */
     private static final class Marker extends ClassVisitor {
-        boolean alreadyRewritten;
         private boolean added;
 
         Marker(ClassVisitor next) {
             super(Opcodes.ASM9, next);
         }
 
-        @Override
-        public AnnotationVisitor visitAnnotation(String descriptor, boolean visible) {
-            if (REWRITTEN_DESCRIPTOR.equals(descriptor)) {
-                alreadyRewritten = true;
-            }
-            return super.visitAnnotation(descriptor, visible);
-        }
-
         private void addMarker() {
-            if (!added && !alreadyRewritten) {
+            if (!added) {
                 added = true;
                 AnnotationVisitor av = super.visitAnnotation(REWRITTEN_DESCRIPTOR, true);
                 if (av != null) {
@@ -231,12 +234,12 @@ public final class MonitorRewriter {
             boolean lower = (access & Opcodes.ACC_SYNCHRONIZED) != 0
                     && (access & (Opcodes.ACC_NATIVE | Opcodes.ACC_ABSTRACT)) == 0;
             int newAccess = lower ? access & ~Opcodes.ACC_SYNCHRONIZED : access;
-            MethodVisitor out = new MonitorCallRewriter(super.visitMethod(newAccess, name, descriptor, signature, exceptions),
-                    () -> counts[2]++);
+            MethodVisitor out = new MonitorCallRewriter(super.visitMethod(newAccess, name, descriptor, signature, exceptions));
             MethodNode tree = new MethodNode(Opcodes.ASM9, access, name, descriptor, signature, exceptions) {
                 @Override
                 public void visitEnd() {
                     super.visitEnd();
+                    counts[2] += MonitorCallRewriter.countSites(this); // before splitting makes copies
                     if (lower) {
                         SynchronizedMethodLowering.lower(this, owner, classVersion);
                         counts[0]++;
