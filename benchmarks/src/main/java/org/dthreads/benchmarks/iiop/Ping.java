@@ -1,0 +1,9 @@
+package org.dthreads.benchmarks.iiop;
+
+import java.rmi.Remote;
+import java.rmi.RemoteException;
+
+/** The empty call, as an RMI-IIOP interface (GlassFish ORB, dynamic stubs). */
+public interface Ping extends Remote {
+    void ping() throws RemoteException;
+}

@@ -1,0 +1,42 @@
+package org.dthreads.benchmarks.iiop;
+
+import org.omg.CORBA.portable.InputStream;
+import org.omg.CORBA.portable.InvokeHandler;
+import org.omg.CORBA.portable.OutputStream;
+import org.omg.CORBA.portable.ResponseHandler;
+import org.omg.PortableServer.POA;
+import org.omg.PortableServer.Servant;
+
+/**
+ * The empty call as an IDL servant ({@code interface Ping { void ping(); }}), written by hand so
+ * that the benchmarks need no IDL compiler. Callers use {@link #call}.
+ */
+public final class PingServant extends Servant implements InvokeHandler {
+
+    static final String ID = "IDL:dthreads/bench/Ping:1.0";
+
+    @Override
+    public String[] _all_interfaces(POA poa, byte[] objectId) {
+        return new String[] {ID};
+    }
+
+    @Override
+    public OutputStream _invoke(String method, InputStream input, ResponseHandler handler) {
+        if (!"ping".equals(method)) {
+            throw new org.omg.CORBA.BAD_OPERATION(method);
+        }
+        return handler.createReply();
+    }
+
+    /** One empty two-way call through the portable stub API. */
+    static void call(org.omg.CORBA.portable.ObjectImpl target) {
+        InputStream in = null;
+        try {
+            in = target._invoke(target._request("ping", true));
+        } catch (org.omg.CORBA.portable.ApplicationException | org.omg.CORBA.portable.RemarshalException e) {
+            throw new IllegalStateException(e);
+        } finally {
+            target._releaseReply(in);
+        }
+    }
+}
