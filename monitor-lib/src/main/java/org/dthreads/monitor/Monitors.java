@@ -101,7 +101,24 @@ public final class Monitors {
      */
     public static void exit(Object o) {
         if (!DELEGATES) {
-            MonitorRuntime.exit(o);
+            try {
+                MonitorRuntime.exit(o);
+            } catch (IllegalMonitorStateException | NullPointerException e) {
+                throw e;
+            } catch (Throwable t) {
+                // The call itself overflowed the stack before the runtime could catch anything. No calls
+                // here: record the lost exit with plain static writes (see MonitorRuntime.lostExit0).
+                if (MonitorRuntime.lostExit0 == null) {
+                    MonitorRuntime.lostExit0 = o;
+                } else if (MonitorRuntime.lostExit1 == null) {
+                    MonitorRuntime.lostExit1 = o;
+                } else if (MonitorRuntime.lostExit2 == null) {
+                    MonitorRuntime.lostExit2 = o;
+                } else {
+                    MonitorRuntime.lostExit3 = o;
+                }
+                MonitorRuntime.pendingRepairs = true;
+            }
             return;
         }
         try {

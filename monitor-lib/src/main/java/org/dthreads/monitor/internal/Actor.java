@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
  * <h2>Design</h2>
  * Confined to its thread: {@link #cachedKey}/{@link #cachedMonitor} (a one-entry cache of the last monitor
  * used, which skips the table on the common "enter then exit the same object" path), the cached
- * {@link Hold}, and the exit bookkeeping {@link #exitCommitted}/{@link #exitDebt}.
+ * {@link Hold}, and the exit bookkeeping {@link #exitCommitted}.
  * <p>Shared: {@link #outgoingCalls} is written only by the owning thread (around outgoing remote calls)
  * and read by other threads of the same class deciding whether they may take over a hold; its volatile
  * write in {@link #beginOutgoingCall} is the release that makes the suspended thread's critical-section
@@ -43,8 +43,6 @@ class Actor {
     Monitor cachedMonitor;
     /** Set right after the write that commits an exit; lets a failed exit tell what is left to do. */
     boolean exitCommitted;
-    /** A key whose exit failed twice (stack overflow); settled by this thread's next monitor operation. */
-    Object exitDebt;
 
     Actor(Thread thread) {
         this.thread = thread;

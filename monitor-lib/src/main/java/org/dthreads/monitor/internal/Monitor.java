@@ -285,13 +285,16 @@ final class Monitor {
         }
     }
 
-    /** Best effort after an exit failed part-way: wake everyone who may now proceed. Never throws. */
-    void wakeAllQuietly() {
-        try {
+    /** After an exit failed part-way: wake everyone who may now proceed. */
+    void wakeAll() {
+        if (queuedEntrants > 0) {
             wakeEntrants(true);
-        } catch (Throwable ignored) {
-            // nothing more we can do here
         }
+    }
+
+    boolean isActiveFor(Actor me, long cls) {
+        Hold h = owner;
+        return h != null && h.isActive(me, cls);
     }
 
     /**

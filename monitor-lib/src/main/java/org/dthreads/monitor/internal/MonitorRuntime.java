@@ -41,6 +41,21 @@ public final class MonitorRuntime {
     /** Leases granted to remote holders, by token. */
     private static final Map<Long, Lease> LEASES = new ConcurrentHashMap<>();
 
+    /*
+     * Exits that a stack overflow interrupted before their committing write, and wake-ups it interrupted
+     * after: recorded with plain static writes (no call, so they cannot overflow themselves) and settled
+     * by the next monitor operation of any thread whose class actively holds the monitor (a monitor whose
+     * exit was lost is still held by the failing thread, and nobody else can act on it meanwhile).
+     * pendingRepairs is set after a slot is written and cleared before the slots are scanned, so a repair
+     * recorded during a scan is seen by the next one. Four slots: a fifth concurrent loss is logged.
+     */
+    public static volatile Object lostExit0;
+    public static volatile Object lostExit1;
+    public static volatile Object lostExit2;
+    public static volatile Object lostExit3;
+    public static volatile Object lostWake;
+    public static volatile boolean pendingRepairs;
+
     private MonitorRuntime() {}
 
     // ================= entry points for rewritten code =================
@@ -55,8 +70,8 @@ public final class MonitorRuntime {
             throw new NullPointerException("Cannot enter synchronized block: the monitor is null");
         }
         Actor me = Actor.current();
-        if (me.exitDebt != null) {
-            settleExitDebt(me);
+        if (pendingRepairs) {
+            settleRepairsQuietly(me);
         }
         long cls = KernelLink.currentClass();
         Monitor m = me.cachedKey == key ? me.cachedMonitor : lookupForEnter(me, key);
@@ -89,9 +104,9 @@ public final class MonitorRuntime {
         Monitor m = null;
         try {
             me = Actor.current();
-            me.exitCommitted = false;
-            if (me.exitDebt != null) {
-                settleExitDebt(me);
+            me.exitCommitted = false; // before any call: a stale true would make a failure look committed
+            if (pendingRepairs) {
+                settleRepairsQuietly(me);
             }
             long cls = KernelLink.currentClass();
             m = me.cachedKey == key ? me.cachedMonitor : TABLE.get(key);
@@ -101,42 +116,116 @@ public final class MonitorRuntime {
         } catch (IllegalMonitorStateException e) {
             throw e;
         } catch (Throwable t) {
-            exitFailed(key, me, m, t);
+            try {
+                if (me == null) {
+                    me = Actor.current();
+                    me.exitCommitted = false;
+                }
+                exitFailed(key, me, m, t);
+            } catch (Throwable again) {
+                // No calls from here on: each statement is a field access that cannot overflow the stack.
+                if (me != null && me.exitCommitted) {
+                    lostWake = m;
+                } else if (lostExit0 == null) {
+                    lostExit0 = key;
+                } else if (lostExit1 == null) {
+                    lostExit1 = key;
+                } else if (lostExit2 == null) {
+                    lostExit2 = key;
+                } else {
+                    lostExit3 = key;
+                }
+                pendingRepairs = true;
+            }
         }
     }
 
     private static void exitFailed(Object key, Actor me, Monitor m, Throwable failure) {
-        try {
-            if (me != null && me.exitCommitted) {
-                if (m != null) {
-                    m.wakeAllQuietly(); // the level was released; make sure no entrant missed it
-                }
-            } else {
-                Actor actor = me != null ? me : Actor.current();
-                Monitor monitor = m != null ? m : TABLE.get(key);
-                actor.exitCommitted = false;
-                if (monitor != null && monitor.exit(actor, KernelLink.currentClass())) {
-                    monitor.wakeAllQuietly();
-                }
+        if (me.exitCommitted) {
+            if (m != null) {
+                m.wakeAll(); // the level was released; make sure no entrant missed the wake-up
             }
-            LOG.error("exit-failed", "dthreads: a monitor exit failed inside the runtime and was recovered: " + failure);
-        } catch (Throwable again) {
-            if (me != null && !me.exitCommitted) {
-                me.exitDebt = key; // plain field write: cannot fail. Paid by this thread's next operation.
+        } else {
+            Monitor monitor = m != null ? m : TABLE.get(key);
+            if (monitor != null && monitor.exit(me, KernelLink.currentClass())) {
+                monitor.wakeAll();
             }
         }
+        LOG.error("exit-failed", "dthreads: a monitor exit failed inside the runtime and was recovered: " + failure);
     }
 
-    private static void settleExitDebt(Actor me) {
-        Object key = me.exitDebt;
-        me.exitDebt = null;
-        Monitor m = TABLE.get(key);
-        if (m != null && m.holdsFor(KernelLink.currentClass())) {
-            me.exitCommitted = false;
-            m.exit(me, KernelLink.currentClass());
-            m.wakeAllQuietly();
+    /**
+     * Pays exits and wake-ups that a stack overflow interrupted (see the fields above). Never throws. A
+     * slot is cleared once its exit has committed (told by {@link Actor#exitCommitted}, a plain field), so
+     * a repair that overflows again is retried by the next operation, and none is ever paid twice (which
+     * would break exclusion).
+     */
+    private static void settleRepairsQuietly(Actor me) {
+        boolean committed = me.exitCommitted;
+        pendingRepairs = false;
+        try {
+            Object wake = lostWake;
+            if (wake != null) {
+                lostWake = null;
+                ((Monitor) wake).wakeAll();
+            }
+            long cls = KernelLink.currentClass();
+            for (int slot = 0; slot < 4; slot++) {
+                Object key = slot == 0 ? lostExit0 : slot == 1 ? lostExit1 : slot == 2 ? lostExit2 : lostExit3;
+                if (key == null) {
+                    continue;
+                }
+                me.exitCommitted = false;
+                boolean paid;
+                try {
+                    paid = payIfOurs(me, cls, key);
+                } catch (Throwable t) {
+                    paid = me.exitCommitted; // no calls in this handler: field accesses only
+                }
+                if (paid) {
+                    if (slot == 0) {
+                        lostExit0 = null;
+                    } else if (slot == 1) {
+                        lostExit1 = null;
+                    } else if (slot == 2) {
+                        lostExit2 = null;
+                    } else {
+                        lostExit3 = null;
+                    }
+                } else {
+                    pendingRepairs = true; // another thread's, or failed again: a later operation retries
+                }
+            }
+        } catch (Throwable t) {
+            pendingRepairs = true;
         }
-        LOG.error("exit-debt", "dthreads: paid a monitor exit that a stack overflow had interrupted");
+        me.exitCommitted = committed;
+    }
+
+    /** Pays one level of {@code key}'s monitor if our class holds it through us; true once committed. */
+    private static boolean payIfOurs(Actor me, long cls, Object key) {
+        Monitor m = TABLE.get(key);
+        if (m == null || !m.isActiveFor(me, cls) || !m.exit(me, cls)) {
+            return false;
+        }
+        m.wakeAll();
+        LOG.error("exit-repaired", "dthreads: paid a monitor exit that a stack overflow had interrupted");
+        return true;
+    }
+
+    /** Called by a copy of {@link org.dthreads.monitor.Monitors} whose call into {@link #exit} overflowed. */
+    public static void recordLostExit(Object key) {
+        // kept for copies that cannot write the fields directly; same logic as exit's last resort
+        if (lostExit0 == null) {
+            lostExit0 = key;
+        } else if (lostExit1 == null) {
+            lostExit1 = key;
+        } else if (lostExit2 == null) {
+            lostExit2 = key;
+        } else {
+            lostExit3 = key;
+        }
+        pendingRepairs = true;
     }
 
     /**
