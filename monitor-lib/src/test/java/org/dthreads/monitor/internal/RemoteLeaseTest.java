@@ -1,0 +1,153 @@
+package org.dthreads.monitor.internal;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.dthreads.ClassScope;
+import org.dthreads.DThreads;
+import org.dthreads.ThreadClass;
+import org.dthreads.monitor.MonitorDump;
+import org.dthreads.monitor.Monitors;
+import org.dthreads.monitor.OutgoingCalls;
+import org.dthreads.monitor.RemoteMonitorSite;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The site side of remote monitors, driven directly as an adapter's server would. */
+@Timeout(value = 60, unit = SECONDS)
+class RemoteLeaseTest {
+    private static final long REMOTE = ThreadClass.of(0x5151, 9);
+
+    private static Thread daemon(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    @Test
+    void remoteOwnerExcludesLocalThreadsAndReentersWithItsToken() throws Exception {
+        Object target = new Object();
+        long token = RemoteMonitorSite.enter(target, REMOTE, "peer-1", 60_000);
+        assertEquals(token, RemoteMonitorSite.enter(target, REMOTE, "peer-1", 60_000), "re-entry keeps the token");
+        AtomicInteger localIn = new AtomicInteger();
+        Thread local = daemon("local", () -> {
+            Monitors.enter(target);
+            localIn.incrementAndGet();
+            Monitors.exit(target);
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> local.getState() == Thread.State.TIMED_WAITING
+                || local.getState() == Thread.State.WAITING);
+        assertEquals(0, localIn.get());
+        List<MonitorDump.Entry> dump = MonitorDump.snapshot();
+        assertTrue(dump.stream().anyMatch(e -> e.ownerClass() == REMOTE && "peer-1".equals(e.remotePeer())
+                && e.depth() == 2), MonitorDump.text());
+        RemoteMonitorSite.exit(token);
+        assertTrue(RemoteMonitorSite.holds(token));
+        RemoteMonitorSite.exit(token);
+        local.join(SECONDS.toMillis(10));
+        assertEquals(1, localIn.get());
+        assertThrows(IllegalMonitorStateException.class, () -> RemoteMonitorSite.exit(token));
+    }
+
+    @Test
+    void anExpiredLeaseIsRevokedAndTheHoldersNextOperationFails() throws Exception {
+        Object target = new Object();
+        long token = RemoteMonitorSite.enter(target, REMOTE, "peer-2", 200);
+        AtomicInteger localIn = new AtomicInteger();
+        Thread local = daemon("local", () -> {
+            Monitors.enter(target);
+            localIn.incrementAndGet();
+            Monitors.exit(target);
+        });
+        // the holder neither renews nor operates: the local entrant gets the monitor after the lease
+        local.join(SECONDS.toMillis(10));
+        assertEquals(1, localIn.get());
+        assertFalse(RemoteMonitorSite.renew(token));
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class,
+                () -> RemoteMonitorSite.notify(token, true));
+        assertTrue(e.getMessage().contains("expired") || e.getMessage().contains("unknown"), e.getMessage());
+    }
+
+    @Test
+    void renewalKeepsTheLease() throws Exception {
+        Object target = new Object();
+        long token = RemoteMonitorSite.enter(target, REMOTE, "peer-3", 300);
+        for (int i = 0; i < 6; i++) {
+            assertTrue(RemoteMonitorSite.renew(token));
+            await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(1)).until(() -> true);
+        }
+        assertTrue(RemoteMonitorSite.holds(token));
+        RemoteMonitorSite.exit(token);
+    }
+
+    @Test
+    void remoteWaitReleasesAndALocalNotifyWakesIt() throws Exception {
+        Object target = new Object();
+        long token = RemoteMonitorSite.enter(target, REMOTE, "peer-4", 60_000);
+        AtomicReference<String> result = new AtomicReference<>();
+        Thread server = daemon("server", () -> {
+            try {
+                RemoteMonitorSite.await(token, 0, 0);
+                result.set("woke, holds=" + RemoteMonitorSite.holds(token));
+            } catch (Throwable t) {
+                result.set(t.toString());
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.getState() == Thread.State.WAITING);
+        Monitors.enter(target); // the remote wait released it
+        Monitors.notifyAll(target);
+        Monitors.exit(target);
+        server.join(SECONDS.toMillis(10));
+        assertEquals("woke, holds=true", result.get());
+        RemoteMonitorSite.exit(token);
+    }
+
+    @Test
+    void aRemoteClassMayActForItsLocalThreadBlockedInAnOutgoingCall() throws Exception {
+        // causality rule: class T's home thread holds the monitor and is blocked in a call; T arrives
+        // back from the network (as a lease request from the peer) and may take the monitor over.
+        Object target = new Object();
+        long cls = DThreads.currentClass();
+        Monitors.enter(target);
+        OutgoingCalls.begin();
+        AtomicReference<String> result = new AtomicReference<>();
+        try {
+            Thread server = daemon("server", () -> {
+                long token = RemoteMonitorSite.enter(target, cls, "peer-5", 60_000);
+                result.set("entered, holds=" + RemoteMonitorSite.holds(token));
+                RemoteMonitorSite.exit(token);
+            });
+            server.join(SECONDS.toMillis(10));
+        } finally {
+            OutgoingCalls.end();
+        }
+        assertEquals("entered, holds=true", result.get());
+        assertTrue(Monitors.holdsLock(target));
+        Monitors.exit(target);
+        assertFalse(Monitors.holdsLock(target));
+        // a remote class with no suspended local thread and no lease is an ordinary contender
+        Monitors.enter(target);
+        AtomicInteger in = new AtomicInteger();
+        Thread server = daemon("server2", () -> {
+            try (ClassScope s = DThreads.bind(REMOTE)) {
+                long token = RemoteMonitorSite.enter(target, REMOTE, "peer-6", 60_000);
+                in.incrementAndGet();
+                RemoteMonitorSite.exit(token);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> server.getState() == Thread.State.WAITING);
+        assertEquals(0, in.get());
+        Monitors.exit(target);
+        server.join(SECONDS.toMillis(10));
+        assertEquals(1, in.get());
+    }
+}
