@@ -100,9 +100,19 @@ public final class IiopInterceptorOverhead {
     }
 
     private static void report(String orb, long[] off, long[] on) {
+        double[] o = new double[off.length];
+        double[] w = new double[on.length];
+        for (int i = 0; i < off.length; i++) {
+            o[i] = off[i];
+            w[i] = on[i];
+        }
+        report(orb, o, w);
+    }
+
+    private static void report(String orb, double[] off, double[] on) {
         double[] ratio = new double[off.length];
         for (int i = 0; i < off.length; i++) {
-            ratio[i] = (double) on[i] / off[i];
+            ratio[i] = on[i] / off[i];
         }
         Arrays.sort(ratio);
         int n = ratio.length;
