@@ -235,7 +235,7 @@ public final class SiteCluster implements AutoCloseable {
         if (run.result.isDone() && !run.result.isCompletedExceptionally()) {
             return run.result.join();
         }
-        List<Site> dead = deadSites();
+        List<Site> dead = deadSitesSoon();
         if (!dead.isEmpty()) {
             throw failAndKill(deathHeader(dead, "during the scenario", ms), run, run.failure());
         }
@@ -261,7 +261,7 @@ public final class SiteCluster implements AutoCloseable {
         boolean finished = awaitScenario(run, bound, "scenario to end (expected to deadlock)");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         if (finished) {
-            List<Site> dead = deadSites();
+            List<Site> dead = deadSitesSoon();
             if (!dead.isEmpty()) {
                 throw failAndKill("Expected a deadlock, but " + deathHeader(dead, "during the scenario", ms)
                         + " A crash is not a deadlock.", run, run.failure());
@@ -342,6 +342,20 @@ public final class SiteCluster implements AutoCloseable {
             }
         }
         return dead;
+    }
+
+    /**
+     * The sites that died, giving a scenario that failed (perhaps because a site died: its peers
+     * may notice before this JVM reaps the process) 300 ms for the death to show.
+     */
+    private List<Site> deadSitesSoon() {
+        try {
+            Awaitility.await("a site's death to show").atMost(Duration.ofMillis(300)).pollDelay(Duration.ZERO)
+                    .pollInterval(Duration.ofMillis(10)).pollInSameThread().until(() -> !deadSites().isEmpty());
+        } catch (ConditionTimeoutException e) {
+            // none died
+        }
+        return deadSites();
     }
 
     private static String deathHeader(List<Site> dead, String when, long ms) {

@@ -102,6 +102,18 @@ class MisbehavingSiteTest {
     }
 
     @Test
+    void stepThatHangsFailsTheCompletionAssertionWithItsStack(SiteCluster cluster) {
+        Site s = cluster.start(SiteSpec.app("slow", HarnessApps.ExitMidScenario.class));
+        AssertionError e = assertThrows(AssertionError.class,
+                () -> cluster.assertCompletesWithin(Duration.ofSeconds(1), () -> s.run("sleep", "60000")));
+        String m = e.getMessage();
+        assertTrue(m.startsWith("Scenario did not complete within 1000 ms"), m);
+        assertTrue(m.contains("\"dthreads-step-sleep-"), m);
+        assertTrue(m.contains("org.dthreads.junit.Site.run"), "test-side scenario stack: " + m);
+        assertFalse(s.isAlive());
+    }
+
+    @Test
     void crashIsNotAcceptedAsADeadlock(SiteCluster cluster) {
         Site s = cluster.start(SiteSpec.app("dying", HarnessApps.ExitMidScenario.class));
         AssertionError e = assertThrows(AssertionError.class,

@@ -3,12 +3,18 @@ package org.dthreads.junit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.file.Files;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 import org.dthreads.junit.fixtures.HarnessApps;
+import org.dthreads.junit.fixtures.MarkerAgent;
 import org.dthreads.junit.fixtures.PlainServerMain;
 import org.dthreads.junit.fixtures.ZigzagSiteA;
 import org.junit.jupiter.api.Assumptions;
@@ -49,5 +55,29 @@ class StartupAndJdkTest {
         assertTrue(s.endpoint("java.version").startsWith("25"), s.endpoint("java.version"));
         // the in-site dump works on the other JDK too
         assertTrue(s.threadDump().contains("dthreads-site-control"), s::threadDump);
+    }
+
+    @Test
+    void javaAgentIsAppliedWithItsOptions(SiteCluster cluster) throws IOException {
+        Path jar = cluster.tempDir().resolve("marker-agent.jar");
+        Manifest mf = new Manifest();
+        mf.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        mf.getMainAttributes().put(new Attributes.Name("Premain-Class"), MarkerAgent.class.getName());
+        mf.getMainAttributes().put(new Attributes.Name("Can-Retransform-Classes"), "true");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, mf)) {
+            // manifest only: the agent class comes from the site's class path
+        }
+        Site s = cluster.start(SiteSpec.app("agent", HarnessApps.Idle.class).javaAgent(jar, "mode=test"));
+        assertEquals("premain(mode=test) retransform=true", s.endpoint("marker.agent"));
+    }
+
+    @Test
+    void customClassPathGetsTheKitAdded(SiteCluster cluster) throws Exception {
+        Path testClasses = Path.of(HarnessApps.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Site s = cluster.start(SiteSpec.app("small", HarnessApps.Idle.class).classpath(List.of(testClasses)));
+        String cp = s.endpoint("java.class.path");
+        assertTrue(cp.startsWith(testClasses.toString()), cp);
+        assertEquals(2, cp.split(java.io.File.pathSeparator).length, cp);
+        assertEquals("pong", s.run(Duration.ofSeconds(5), "ping"));
     }
 }
