@@ -85,7 +85,11 @@ public final class Processes {
         } catch (IOException e) {
             return new Result(-1, "cannot run " + command + ": " + e, false);
         }
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()));
+        // a thread of its own, not the common pool: the output must be drained while we wait
+        CompletableFuture<String> out = new CompletableFuture<>();
+        Thread reader = new Thread(() -> out.complete(readAll(p.getInputStream())), "dthreads-junit-cmd-output");
+        reader.setDaemon(true);
+        reader.start();
         try {
             boolean done = p.waitFor(bound.toMillis(), TimeUnit.MILLISECONDS);
             if (!done) {
