@@ -14,6 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
+import org.dthreads.monitor.OutgoingCalls;
 
 /**
  * Client side of the JRMP retrofit: turns a call of a remote method into a call of its twin, with
@@ -36,7 +37,7 @@ import org.dthreads.internal.RateLimitedLog;
  * once per interface); the plain-endpoint set is a concurrent set, bounded. Never throws anything
  * the plain path would not have thrown.
  *
- * <p>Runs on the bootstrap path; JDK and dthreads-api types only.
+ * <p>Runs on the bootstrap path; JDK, dthreads-api and monitor-lib runtime types only.
  */
 public final class RmiClientHook {
 
@@ -139,6 +140,9 @@ public final class RmiClientHook {
         if (n > 0) {
             System.arraycopy(args, 0, twinArgs, 1, n);
         }
+        // While this thread waits for the reply it is suspended: a callback serving this call chain may
+        // act as the owner of the monitors the class holds (see OutgoingCalls).
+        OutgoingCalls.begin();
         try {
             return ref.invoke(target, twin.method(), twinArgs, twin.hash());
         } catch (ServerException e) {
@@ -147,6 +151,8 @@ public final class RmiClientHook {
                 throw PlainOnly.INSTANCE;
             }
             throw e;
+        } finally {
+            OutgoingCalls.end();
         }
     }
 

@@ -26,9 +26,12 @@ public final class AgentJars {
     public static Path build(Path dir) throws IOException, URISyntaxException {
         Path apiClasses = Path.of(DThreads.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path rmiClasses = Path.of(RmiClientHook.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path monitorClasses = Path.of(org.dthreads.monitor.OutgoingCalls.class.getProtectionDomain().getCodeSource()
+                .getLocation().toURI());
         Path boot = dir.resolve("boot.jar");
         try (JarOutputStream jar = new JarOutputStream(Files.newOutputStream(boot), new Manifest())) {
             addTree(jar, apiClasses, p -> true);
+            addTree(jar, monitorClasses, p -> !p.toString().contains("/rewriter/"));
             addTree(jar, rmiClasses, p -> {
                 String name = p.getFileName().toString();
                 return List.of("RmiClientHook", "TwinSupport", "Twins").stream()

@@ -1,0 +1,82 @@
+package org.dthreads.agent.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+
+/**
+ * The classes that must be on the bootstrap class path: the runtime that rewritten code, the JDK's
+ * RMI classes and every class loader call (dthreads-api, the monitor runtime, the JRMP hooks). They
+ * are copied out of the agent jar into a temporary jar at start, like the OpenTelemetry agent's
+ * bootstrap shim; nothing of the agent's own dependencies (ASM) goes there.
+ */
+public final class BootJar {
+
+    /** Entry-name prefixes of the bootstrap classes. */
+    static final List<String> BOOT_PREFIXES = List.of("org/dthreads/internal/", "org/dthreads/monitor/",
+            "org/dthreads/rmi/internal/RmiClientHook", "org/dthreads/rmi/internal/TwinSupport",
+            "org/dthreads/rmi/internal/Twins");
+
+    /** Prefixes excluded from the above (they need ASM). */
+    static final List<String> NOT_BOOT = List.of("org/dthreads/monitor/internal/rewriter/");
+
+    private BootJar() {}
+
+    static boolean isBootClass(String entry) {
+        if (!entry.endsWith(".class")) {
+            return false;
+        }
+        if (entry.startsWith("org/dthreads/") && entry.indexOf('/', "org/dthreads/".length()) < 0) {
+            return true; // the public API package itself
+        }
+        for (String not : NOT_BOOT) {
+            if (entry.startsWith(not)) {
+                return false;
+            }
+        }
+        for (String p : BOOT_PREFIXES) {
+            if (entry.startsWith(p)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code jar} is a full agent jar (carries the runtime), not a thin copy of the agent classes. */
+    public static boolean carriesRuntime(Path jar) {
+        try (JarFile file = new JarFile(jar.toFile())) {
+            return file.getEntry("org/dthreads/DThreads.class") != null
+                    && file.getEntry("org/dthreads/monitor/Monitors.class") != null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Writes the bootstrap classes of {@code agentJar} to a new temporary jar (deleted on exit). */
+    public static Path extract(Path agentJar) throws IOException {
+        Path boot = Files.createTempFile("dthreads-boot-", ".jar");
+        boot.toFile().deleteOnExit();
+        try (JarFile in = new JarFile(agentJar.toFile());
+                JarOutputStream out = new JarOutputStream(Files.newOutputStream(boot), new Manifest())) {
+            Enumeration<JarEntry> entries = in.entries();
+            while (entries.hasMoreElements()) {
+                JarEntry e = entries.nextElement();
+                if (isBootClass(e.getName())) {
+                    out.putNextEntry(new JarEntry(e.getName()));
+                    try (InputStream data = in.getInputStream(e)) {
+                        data.transferTo(out);
+                    }
+                    out.closeEntry();
+                }
+            }
+        }
+        return boot;
+    }
+}

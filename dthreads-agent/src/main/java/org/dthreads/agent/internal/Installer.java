@@ -1,0 +1,71 @@
+package org.dthreads.agent.internal;
+
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
+import java.util.Map;
+import java.util.Set;
+import org.dthreads.DThreads;
+import org.dthreads.monitor.internal.rewriter.MonitorTransformer;
+import org.dthreads.rmi.internal.RmiAgentSupport;
+
+/**
+ * Installs the transformers. Loaded by the agent's own isolated class loader (so the agent's shaded
+ * ASM and rewriter never mix with copies on the application class path), and only once the
+ * bootstrap path holds the runtime, which this class and the transformers then share with the
+ * application.
+ */
+public final class Installer {
+
+    private Installer() {}
+
+    /** Called reflectively by {@code DThreadsAgent}. */
+    public static void install(Instrumentation inst, String agentArgs) {
+        AgentScope scope = AgentScope.from(agentArgs);
+        Module runtimeModule = DThreads.class.getModule(); // the bootstrap loader's unnamed module
+        MonitorTransformer monitors = new MonitorTransformer(scope::includes);
+        inst.addTransformer(new ModuleReads(inst, runtimeModule, scope), false);
+        inst.addTransformer(monitors, false);
+        RmiAgentSupport.install(inst, scope::includes);
+        System.getLogger("org.dthreads.agent").log(System.Logger.Level.INFO, "dthreads " + version()
+                + " agent started: site " + Integer.toUnsignedString(DThreads.siteId()) + ", rewriting " + scope);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> System.getLogger("org.dthreads.agent")
+                .log(System.Logger.Level.DEBUG, "dthreads: " + monitors.summary()), "dthreads-summary"));
+    }
+
+    private static String version() {
+        String v = Installer.class.getPackage().getImplementationVersion();
+        return v != null ? v : "(dev)";
+    }
+
+    /**
+     * Named application modules must read the bootstrap loader's unnamed module, where the runtime
+     * that rewritten code calls lives; granted here, so users never need {@code --add-reads}.
+     */
+    private static final class ModuleReads implements ClassFileTransformer {
+        private final Instrumentation inst;
+        private final Module runtime;
+        private final AgentScope scope;
+
+        ModuleReads(Instrumentation inst, Module runtime, AgentScope scope) {
+            this.inst = inst;
+            this.runtime = runtime;
+            this.scope = scope;
+        }
+
+        @Override
+        public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
+                ProtectionDomain domain, byte[] bytes) {
+            try {
+                if (module != null && module.isNamed() && className != null && scope.includes(className)
+                        && !module.canRead(runtime)) {
+                    inst.redefineModule(module, Set.of(runtime), Map.of(), Map.of(), Set.of(), Map.of());
+                }
+            } catch (RuntimeException e) {
+                System.getLogger("org.dthreads.agent").log(System.Logger.Level.WARNING,
+                        "dthreads: could not let module " + module.getName() + " read the runtime: " + e);
+            }
+            return null;
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package org.dthreads.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import example.zigzag.rmi.HopSite;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.dthreads.junit.DeadlockEvidence;
+import org.dthreads.junit.Site;
+import org.dthreads.junit.SiteCluster;
+import org.dthreads.junit.SiteSpec;
+import org.dthreads.junit.SitesExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Zigzags over real JRMP between separate JVMs, with synchronized methods and blocks at every site:
+ * with the dthreads agent they complete; the same sites without it deadlock (the control).
+ */
+@ExtendWith(SitesExtension.class)
+class JrmpZigzagTest {
+
+    static final Path AGENT = Path.of(System.getProperty("dthreads.agent.jar", "../dthreads-agent/target/dthreads-agent.jar"));
+
+    @BeforeAll
+    static void agentIsBuilt() {
+        assertTrue(Files.isRegularFile(AGENT), "run the build first: no agent at " + AGENT.toAbsolutePath());
+    }
+
+    static List<Site> start(SiteCluster cluster, boolean dthreads, String... names) {
+        List<SiteSpec> specs = new ArrayList<>();
+        for (String name : names) {
+            SiteSpec spec = SiteSpec.app(name, HopSite.class);
+            specs.add(dthreads ? spec.javaAgent(AGENT) : spec);
+        }
+        return cluster.start(specs.toArray(SiteSpec[]::new));
+    }
+
+    @Test
+    void twoSiteZigzagCompletesWithDthreads(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A"));
+        assertTrue(trail.matches("A@.* > B@.* > A@.*"), trail);
+        assertEquals("2", sites.get(0).run("visits"));
+    }
+
+    @Test
+    void twoSiteZigzagDeadlocksWithoutDthreads(SiteCluster cluster) {
+        List<Site> sites = start(cluster, false, "A", "B");
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> sites.get(0).run("route", "A,B,A"));
+        assertTrue(evidence.toString().contains("HopSite$Node.forward"), evidence::toString);
+    }
+
+    @Test
+    void threeSiteRingCompletesWithDthreads(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B", "C");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,C,A"));
+        assertTrue(trail.matches("A@.* > B@.* > C@.* > A@.*"), trail);
+    }
+
+    @Test
+    void threeSiteRingDeadlocksWithoutDthreads(SiteCluster cluster) {
+        List<Site> sites = start(cluster, false, "A", "B", "C");
+        cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> sites.get(0).run("route", "A,B,C,A"));
+    }
+
+    @Test
+    void tenHopsDeepCompletesWithDthreads(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(30),
+                () -> sites.get(0).run("route", "A,B,A,B,A,B,A,B,A,B,A"));
+        assertEquals(11, trail.split(" > ").length, trail);
+        assertEquals("6", sites.get(0).run("visits"));
+    }
+}

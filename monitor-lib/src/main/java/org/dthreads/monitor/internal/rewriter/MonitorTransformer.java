@@ -1,0 +1,54 @@
+package org.dthreads.monitor.internal.rewriter;
+
+import java.lang.instrument.ClassFileTransformer;
+import java.security.ProtectionDomain;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.dthreads.internal.RateLimitedLog;
+
+/**
+ * Load-time rewriting of monitor operations ({@link MonitorRewriter}) for the classes in scope.
+ *
+ * <p>Never throws and never stops the application: a class that cannot be rewritten is loaded as it
+ * was (its objects then use the JVM's monitors), logged once per class. Thread-safe: the JVM calls
+ * transformers concurrently; counters are atomic.
+ */
+public final class MonitorTransformer implements ClassFileTransformer {
+
+    private static final RateLimitedLog LOG = RateLimitedLog.forClass(MonitorTransformer.class);
+
+    private final Predicate<String> inScope;
+    private final AtomicInteger rewritten = new AtomicInteger();
+    private final AtomicInteger skipped = new AtomicInteger();
+    private final AtomicInteger sites = new AtomicInteger();
+
+    /** @param inScope whether a class (internal name) may be rewritten */
+    public MonitorTransformer(Predicate<String> inScope) {
+        this.inScope = inScope;
+    }
+
+    @Override
+    public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain,
+            byte[] bytes) {
+        if (className == null || redefined != null || !inScope.test(className)) {
+            return null;
+        }
+        MonitorRewriter.Result result = MonitorRewriter.rewrite(bytes, loader);
+        if (result.rewritten()) {
+            rewritten.incrementAndGet();
+            sites.addAndGet(result.sites());
+            return result.bytes();
+        }
+        if (!"already rewritten".equals(result.skipReason())) {
+            skipped.incrementAndGet();
+            LOG.warn("skip:" + className, "dthreads: " + className.replace('/', '.') + " is not rewritten ("
+                    + result.skipReason() + "); its monitors stay the JVM's, so a zigzag through them can deadlock");
+        }
+        return null;
+    }
+
+    /** One line for a debug summary: classes rewritten, skipped, and monitor sites replaced. */
+    public String summary() {
+        return rewritten.get() + " classes rewritten (" + sites.get() + " monitor sites), " + skipped.get() + " skipped";
+    }
+}
