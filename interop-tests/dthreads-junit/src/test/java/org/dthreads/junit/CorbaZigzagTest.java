@@ -19,7 +19,7 @@ class CorbaZigzagTest {
                 SiteSpec.app("B", CorbaZigzag.SiteB.class));
         assertTrue(s.get(0).endpoint("ior.A").startsWith("IOR:"));
 
-        DeadlockEvidence e = cluster.assertDeadlocksWithin(Duration.ofSeconds(2), () -> s.get(0).run("zigzag"));
+        DeadlockEvidence e = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> s.get(0).run("zigzag"));
 
         String dumpA = e.report("A").threadDump();
         assertTrue(dumpA.contains("CorbaZigzag$SiteA$Servant.invoke") && dumpA.contains("BLOCKED"), dumpA);

@@ -11,13 +11,15 @@ import java.util.List;
 import org.dthreads.junit.fixtures.HarnessApps;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Tests of the harness itself: sites that crash, hang, print garbage or die mid-scenario. */
+@ExtendWith(SitesExtension.class)
 class MisbehavingSiteTest {
 
-    @RegisterExtension
-    static final SitesExtension SITES = new SitesExtension(SiteCluster.builder().readyTimeout(Duration.ofSeconds(3)));
+    /** A cluster whose sites must be ready within 3 s, for the tests of sites that never are. */
+    private static SiteCluster impatient() {
+        return SiteCluster.builder().readyTimeout(Duration.ofSeconds(3)).build();
+    }
 
     @Test
     void siteThatThrowsAtStartFailsTheTestWithItsStderrTail(SiteCluster cluster) {
@@ -50,7 +52,13 @@ class MisbehavingSiteTest {
     }
 
     @Test
-    void siteThatNeverBecomesReadyFailsAfterTheReadyTimeoutWithItsDump(SiteCluster cluster) {
+    void siteThatNeverBecomesReadyFailsAfterTheReadyTimeoutWithItsDump() {
+        try (SiteCluster cluster = impatient()) {
+            neverReady(cluster);
+        }
+    }
+
+    private static void neverReady(SiteCluster cluster) {
         long t0 = System.nanoTime();
         AssertionError e = assertThrows(AssertionError.class,
                 () -> cluster.start(SiteSpec.app("hang", HarnessApps.HangBeforeReady.class)));
@@ -63,7 +71,13 @@ class MisbehavingSiteTest {
     }
 
     @Test
-    void unresponsiveSiteIsDumpedFromOutsideWithJcmd(SiteCluster cluster) {
+    void unresponsiveSiteIsDumpedFromOutsideWithJcmd() {
+        try (SiteCluster cluster = impatient()) {
+            unresponsive(cluster);
+        }
+    }
+
+    private static void unresponsive(SiteCluster cluster) {
         AssertionError e = assertThrows(AssertionError.class, () -> cluster.start(
                 SiteSpec.app("mute", HarnessApps.HangBeforeReady.class).controlChannel(false)));
         String m = e.getMessage();

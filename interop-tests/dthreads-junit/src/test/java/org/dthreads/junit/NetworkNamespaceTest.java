@@ -70,7 +70,7 @@ class NetworkNamespaceTest {
         List<String> names = s.stream().map(x -> x.spec().networkNamespace().name()).toList();
         assertTrue(NetworkNamespaces.existingNamespaces().containsAll(names));
 
-        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(2), () -> s.get(0).run("zigzag"));
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> s.get(0).run("zigzag"));
         assertTrue(evidence.report("A").threadDump().contains("ZigzagSiteA$Impl.baz"), evidence::format);
 
         cluster.close();

@@ -34,7 +34,7 @@ class ZigzagControlTest {
         List<Site> sites = startZigzag(cluster, "shared");
         Site a = sites.get(0);
 
-        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(2), () -> a.run("zigzag"));
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> a.run("zigzag"));
 
         // The proof: site A has a server thread BLOCKED in baz on the monitor its own zigzag thread holds.
         SiteReport ra = evidence.report("A");
@@ -70,10 +70,10 @@ class ZigzagControlTest {
         List<Site> sites = startZigzag(cluster, "shared");
 
         AssertionError e = assertThrows(AssertionError.class,
-                () -> cluster.assertCompletesWithin(Duration.ofSeconds(2), () -> sites.get(0).run("zigzag")));
+                () -> cluster.assertCompletesWithin(Duration.ofSeconds(3), () -> sites.get(0).run("zigzag")));
 
         String m = e.getMessage();
-        assertTrue(m.startsWith("Scenario did not complete within 2000 ms"), m);
+        assertTrue(m.startsWith("Scenario did not complete within 3000 ms"), m);
         assertTrue(m.contains("===== site A") && m.contains("===== site B"), m);
         assertTrue(m.contains("BLOCKED") && m.contains("ZigzagSiteA$Impl.baz"), m);
         assertTrue(m.contains("--- dthreads monitor dump:"), m);
