@@ -1,5 +1,6 @@
 package org.dthreads.iiop;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
@@ -104,23 +105,37 @@ class GlassFishRmiIdentityTest {
     }
 
     /**
-     * Known limit, pinned here so that a fix shows: a JacORB-generated skeleton calls
-     * {@code createReply()} before the servant, and the GlassFish ORB runs {@code send_reply}
-     * inside {@code createReply()}, so the servant runs after the adapter unbound. Use RMI-IIOP
-     * ties (or skeletons that create the reply after the upcall) for servants on the GlassFish ORB.
+     * A JacORB-generated skeleton calls {@code createReply()} before the servant, and the GlassFish
+     * ORB runs {@code send_reply} inside {@code createReply()}. The adapter keeps the binding until
+     * the thread's next request in that case, so the servant still runs as the caller's class, and
+     * the next request on the worker starts clean.
      */
     @Test
-    void jacorbSkeletonOnGlassFishServerRunsUnbound() throws Exception {
+    void jacorbSkeletonsOnGlassFishServersKeepIdentity() throws Exception {
         ORB server = Orbs.init(Orbs.Kind.GLASSFISH, true);
+        ORB server2 = Orbs.init(Orbs.Kind.GLASSFISH, true);
         try {
-            Orbs.runInBackground(server, "gf-idl");
-            String ior = server.object_to_string(Orbs.rootPoa(server).servant_to_reference(new HopServant()));
-            Hop hop = HopHelper.narrow(orbA.string_to_object(ior));
-            assertNotEquals(KernelLink.currentClass(), hop.seen());
-            long[] state = hop.threadState();
-            assertEquals(0, state[0], "the adapter already unbound when the servant runs");
+            Hop hop = HopHelper.narrow(orbA.string_to_object(
+                    server.object_to_string(Orbs.rootPoa(server).servant_to_reference(new HopServant()))));
+            Hop hop2 = HopHelper.narrow(orbA.string_to_object(
+                    server2.object_to_string(Orbs.rootPoa(server2).servant_to_reference(new HopServant()))));
+            long me = KernelLink.currentClass();
+            for (int i = 0; i < 30; i++) {
+                assertEquals(me, hop.seen(), "call " + i);
+                assertArrayEquals(new long[] {1, ThreadClass.NONE, me}, hop.threadState(), "call " + i);
+            }
+            assertArrayEquals(new long[] {me, me, me, me}, hop.chain(hop2, hop, 3));
+            long x = ThreadClass.of(0x0bad_cafe, 53);
+            try (ClassScope s = DThreads.bind(x)) {
+                assertArrayEquals(new long[] {x, x, x}, hop2.chain(hop, hop2, 2));
+            }
+            assertArrayEquals(new long[] {1, ThreadClass.NONE, me}, hop.threadState());
+            hop.fire();
+            long fired = org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(hop::lastOneway, v -> v != 0);
+            assertNotEquals(me, fired);
         } finally {
             Orbs.shutdown(server);
+            Orbs.shutdown(server2);
         }
     }
 }

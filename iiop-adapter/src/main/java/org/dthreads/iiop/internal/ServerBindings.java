@@ -19,6 +19,14 @@ final class ServerBindings {
         final Object request;
         final ClassScope scope;
         final long previousBound;
+        /**
+         * The request's reply was created before its servant ran (GlassFish ORB with a skeleton that
+         * calls createReply() first): the binding stays until the thread's next request, when the
+         * servant has certainly returned (see {@link #closeFinished}).
+         */
+        boolean replySent;
+        /** Set in receive_request: this request's send_reply may come before its servant runs ({@link ReplyTiming}). */
+        boolean earlyReplyPossible;
         /** Whether the request's POA is SINGLE_THREAD_MODEL: 0 not asked yet, 1 yes, 2 no. Asked only when the servant calls out. */
         byte singleThreadModel;
 
@@ -62,13 +70,49 @@ final class ServerBindings {
         if (i < 0) {
             return -1;
         }
-        int leaked = size - 1 - i;
+        int leaked = 0;
         while (size > i) {
+            Entry e = entries[--size];
+            entries[size] = null;
+            if (size > i && !e.replySent) {
+                leaked++;
+            }
+            e.scope.close();
+        }
+        return leaked;
+    }
+
+    /**
+     * In {@code send_reply}: if the binding of {@code request} belongs to a request whose reply may
+     * be created before its servant runs, marks it "reply sent, servant may still run" and keeps it.
+     *
+     * @return true if the binding was kept (closed later by {@link #closeFinished})
+     */
+    boolean deferIfEarlyReply(Object request) {
+        for (int i = size - 1; i >= 0; i--) {
+            Entry e = entries[i];
+            if (e.request == request) {
+                if (e.earlyReplyPossible && !e.replySent) {
+                    e.replySent = true;
+                    return true;
+                }
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Closes the innermost bindings whose reply was sent early. Called when a new request starts on
+     * this thread: on the ORB that sends replies early (GlassFish) a request is never dispatched
+     * onto a thread whose servant is still running (its collocated calls run no interceptors).
+     */
+    void closeFinished() {
+        while (size > 0 && entries[size - 1].replySent) {
             Entry e = entries[--size];
             entries[size] = null;
             e.scope.close();
         }
-        return leaked;
     }
 
     /** The innermost binding, or null. */

@@ -221,4 +221,45 @@ class InterceptorUnitTest {
         assertEquals(1, lines.size(), lines.toString());
         assertTrue(lines.get(0).contains("SINGLE_THREAD_MODEL"), lines.get(0));
     }
+
+    @Test
+    void anEarlyReplyKeepsTheBindingUntilTheThreadsNextRequest() {
+        long c1 = ThreadClass.of(5, 5);
+        long c2 = ThreadClass.of(6, 6);
+        ServerBindings b = ServerBindings.current();
+        Object early = new Object();
+        ServerBindings.Entry e = new ServerBindings.Entry(early, KernelLink.bind(c1), ThreadClass.NONE);
+        e.earlyReplyPossible = true;
+        b.push(e);
+        assertTrue(b.deferIfEarlyReply(early), "send_reply before the servant: kept");
+        assertEquals(c1, KernelLink.currentClass(), "the servant still runs as the caller's class");
+        // the next request on this thread (through the interceptor) closes it first
+        FakeInfo next = FakeInfo.request("op", true).context(IdentityContext.encode(c2));
+        server.receive_request(next.server());
+        assertEquals(c2, KernelLink.currentClass());
+        assertEquals(1, ServerIdentityInterceptor.threadState()[0]);
+        assertEquals(ThreadClass.NONE, ServerIdentityInterceptor.threadState()[1]);
+        server.send_reply(next.server());
+        assertTrue(lines.isEmpty(), lines.toString());
+    }
+
+    @Test
+    void anEarlyReplyFollowedByAnExceptionReplyClosesAtOnce() {
+        ServerBindings b = ServerBindings.current();
+        Object early = new Object();
+        ServerBindings.Entry e = new ServerBindings.Entry(early, KernelLink.bind(ThreadClass.of(7, 7)), ThreadClass.NONE);
+        e.earlyReplyPossible = true;
+        b.push(e);
+        assertTrue(b.deferIfEarlyReply(early));
+        assertTrue(!b.deferIfEarlyReply(early), "a second ending point is not deferred");
+        assertEquals(0, b.pop(early));
+    }
+
+    @Test
+    void ordinaryRequestsAreNeverDeferred() {
+        FakeInfo f = FakeInfo.request("op", true).context(IdentityContext.encode(ThreadClass.of(8, 8)));
+        server.receive_request(f.server());
+        server.send_reply(f.server());
+        assertEquals(ThreadClass.NONE, KernelLink.boundClass(), "unbound at send_reply, not later");
+    }
 }
