@@ -93,14 +93,41 @@ class GlassFishRmiIdentityTest {
         }
     }
 
+    /** Same ORB, default settings: the GlassFish ORB does not optimize (ORBAllowLocalOptimization=false), interceptors run. */
     @Test
-    void collocatedCallKeepsIdentity() throws Exception {
+    void collocatedNonOptimizedCallKeepsIdentity() throws Exception {
         long me = KernelLink.currentClass();
         assertEquals(me, aFromA.seen());
+        assertEquals(1, aFromA.threadDepth(), "served through the interceptors");
+        assertEquals(ThreadClass.NONE, aFromA.threadPrevious());
         long x = ThreadClass.of(0x0bad_cafe, 52);
         try (ClassScope s = DThreads.bind(x)) {
             assertEquals(x, aFromA.seen());
             assertEquals(x, KernelLink.boundClass());
+        }
+    }
+
+    /** Same ORB with local optimization: the servant runs on the caller's thread, no interceptor runs. */
+    @Test
+    void collocatedOptimizedCallKeepsIdentity() throws Exception {
+        java.util.Properties p = Orbs.props(Orbs.Kind.GLASSFISH, true);
+        p.setProperty("com.sun.corba.ee.ORBAllowLocalOptimization", "true");
+        ORB orbC = Orbs.init(p);
+        HopRemoteImpl impl = new HopRemoteImpl();
+        try {
+            Orbs.rootPoa(orbC);
+            HopRemote c = RmiIiop.hop(orbC, RmiIiop.export(orbC, impl));
+            long me = KernelLink.currentClass();
+            assertEquals(me, c.seen());
+            assertEquals(0, c.threadDepth(), "optimized: no interceptor, the caller's own thread");
+            long x = ThreadClass.of(0x0bad_cafe, 54);
+            try (ClassScope s = DThreads.bind(x)) {
+                assertEquals(x, c.seen());
+                assertEquals(x, c.chainSame(aFromA, c, 2));
+            }
+        } finally {
+            RmiIiop.unexport(impl);
+            Orbs.shutdown(orbC);
         }
     }
 
