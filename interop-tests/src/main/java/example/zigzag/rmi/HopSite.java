@@ -8,7 +8,7 @@ import org.dthreads.junit.SiteApp;
 import org.dthreads.junit.SiteContext;
 
 /**
- * Application code of one site (no dthreads types in it): exports a {@link Hop} in a registry. Step
+ * Application code of one site (it uses dthreads only to print the class of each hop): exports a {@link Hop} in a registry. Step
  * {@code route A,B,A} (run on the first site of the route) looks the sites up in their registries
  * and forwards along the route from here, holding this site's monitors.
  */
@@ -55,6 +55,9 @@ public final class HopSite implements SiteApp {
                 work += Integer.toHexString(i ^ visits).hashCode();
             }
             String here = trail + name + "@" + Thread.currentThread().getName().replaceAll("[^A-Za-z]+.*", "");
+            System.out.println("hop " + index + ": site " + name + ", thread \"" + Thread.currentThread().getName()
+                    + "\", class " + org.dthreads.ThreadClass.format(org.dthreads.DThreads.currentClass())
+                    + ", holds the monitor of Node(" + name + ")");
             synchronized (journalLock) {
                 journal.add(here);
             }

@@ -1,0 +1,135 @@
+package org.dthreads.demo;
+
+import example.zigzag.rmi.HopSite;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.dthreads.junit.DeadlockEvidence;
+import org.dthreads.junit.Site;
+import org.dthreads.junit.SiteCluster;
+import org.dthreads.junit.SiteReport;
+import org.dthreads.junit.SiteSpec;
+
+/**
+ * {@code ./dthreads demo}: a zigzag across separate JVMs on loopback (site A's synchronized
+ * {@code forward} calls site B, whose {@code forward} calls back into A), first with the dthreads
+ * agent, printing every hop, then without it, showing the deadlock and explaining it from the
+ * sites' thread dumps. Exit status 0 when the dthreads run completed and the control deadlocked.
+ */
+public final class Demo {
+
+    private static final Duration COMPLETE_BOUND = Duration.ofSeconds(30);
+    private static final Duration DEADLOCK_BOUND = Duration.ofSeconds(3);
+    private static final String ROUTE = "A,B,A";
+
+    private Demo() {}
+
+    public static void main(String[] args) {
+        Path agent = Path.of(args.length > 1 && args[0].equals("--agent") ? args[1] : "dthreads-agent/target/dthreads-agent.jar");
+        if (!Files.isRegularFile(agent)) {
+            System.err.println("dthreads demo: no agent jar at " + agent.toAbsolutePath() + " (build with ./mvnw -B install -DskipTests)");
+            System.exit(2);
+        }
+        System.out.println("""
+                dthreads demo: the zigzag
+                  site A: synchronized forward() { ... B.forward() ... }   (holds A's monitor while it calls B)
+                  site B: synchronized forward() { ... A.forward() ... }   (calls back into A)
+                Two JVMs on 127.0.0.1, Java RMI (JRMP), a registry per site on a free port.
+                """);
+        boolean completed = withDthreads(agent);
+        boolean deadlocked = withoutDthreads();
+        System.out.println();
+        System.out.println("summary: with dthreads the zigzag " + (completed ? "completed" : "DID NOT complete")
+                + "; without dthreads it " + (deadlocked ? "deadlocked, as the JVM alone must" : "DID NOT deadlock"));
+        System.exit(completed && deadlocked ? 0 : 1);
+    }
+
+    private static boolean withDthreads(Path agent) {
+        System.out.println("== 1. with dthreads (java -javaagent:" + agent + ")");
+        try (SiteCluster cluster = new SiteCluster()) {
+            List<Site> sites = cluster.start(SiteSpec.app("A", HopSite.class).javaAgent(agent),
+                    SiteSpec.app("B", HopSite.class).javaAgent(agent));
+            long start = System.nanoTime();
+            cluster.assertCompletesWithin(COMPLETE_BOUND, () -> sites.get(0).run("route", ROUTE));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            printHops(sites);
+            System.out.println("   completed in " + millis + " ms: the callback on A ran under the class of A's"
+                    + " first thread, so it re-entered the monitor its own call chain holds.");
+            return true;
+        } catch (AssertionError | RuntimeException e) {
+            System.out.println("   FAILED: " + e.getMessage());
+            return false;
+        }
+    }
+
+    private static boolean withoutDthreads() {
+        System.out.println();
+        System.out.println("== 2. the control: the same sites without dthreads (bounded wait: " + DEADLOCK_BOUND.toSeconds() + " s)");
+        try (SiteCluster cluster = new SiteCluster()) {
+            List<Site> sites = cluster.start(SiteSpec.app("A", HopSite.class), SiteSpec.app("B", HopSite.class));
+            DeadlockEvidence evidence = cluster.assertDeadlocksWithin(DEADLOCK_BOUND, () -> sites.get(0).run("route", ROUTE));
+            printHops(sites);
+            System.out.println("   deadlocked: no progress for " + DEADLOCK_BOUND.toSeconds() + " s, every site alive. From the thread dumps:");
+            for (SiteReport report : evidence.reports()) {
+                explain(report);
+            }
+            System.out.println("""
+                    Why: both threads on A act for one logical call (A -> B -> A), but the JVM knows only physical
+                    threads. RMI ran the callback on a fresh server thread, which the JVM does not recognize as the
+                    thread holding the monitor, so it blocks; that thread waits for B, B waits for the callback.
+                    No JVM sees a cycle (ThreadMXBean.findDeadlockedThreads finds none): it spans two processes."""
+                    .indent(3).stripTrailing());
+            return true;
+        } catch (AssertionError | RuntimeException e) {
+            System.out.println("   the control did not deadlock: " + e.getMessage());
+            return false;
+        }
+    }
+
+    private static void printHops(List<Site> sites) {
+        List<String> hops = new ArrayList<>();
+        for (Site site : sites) {
+            for (String line : site.stdoutTail().split("\n")) {
+                if (line.strip().startsWith("hop ")) {
+                    hops.add(line.strip());
+                }
+            }
+        }
+        hops.sort(null);
+        hops.forEach(h -> System.out.println("   " + h));
+    }
+
+    private static final Pattern BLOCKED = Pattern.compile(
+            "^\"([^\"]+)\" #\\d+.* BLOCKED on (\\S+) owned by \"([^\"]+)\"");
+
+    /** Prints who waits for which monitor, and what its owner is doing. */
+    static void explain(SiteReport report) {
+        String[] threads = report.threadDump().split("\n(?=\")");
+        for (String thread : threads) {
+            Matcher m = BLOCKED.matcher(thread);
+            if (!m.find()) {
+                continue;
+            }
+            String waiter = m.group(1);
+            String lock = m.group(2);
+            String owner = m.group(3);
+            System.out.println("   site " + report.siteName() + ": thread \"" + waiter + "\" is BLOCKED on " + lock);
+            System.out.println("     held by thread \"" + owner + "\" of the same site, which "
+                    + (ownerIsInRemoteCall(threads, owner) ? "is waiting for the reply of its remote call to the other site"
+                            : "is not in a remote call"));
+        }
+    }
+
+    private static boolean ownerIsInRemoteCall(String[] threads, String owner) {
+        for (String thread : threads) {
+            if (thread.startsWith("\"" + owner + "\"")) {
+                return thread.contains("StreamRemoteCall.executeCall") || thread.contains("UnicastRef.invoke");
+            }
+        }
+        return false;
+    }
+}
