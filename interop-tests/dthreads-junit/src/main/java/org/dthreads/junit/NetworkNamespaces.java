@@ -76,8 +76,15 @@ public final class NetworkNamespaces implements AutoCloseable {
         this.cleanup = Cleanup.register(this::teardown);
     }
 
-    /** The {@code ip} executable (from {@code PATH}, {@code /usr/sbin} or {@code /sbin}). */
+    /** System property naming the {@code ip} executable to use instead of the one found. */
+    public static final String IP_PROPERTY = "dthreads.netns.ip";
+
+    /** The {@code ip} executable: {@value #IP_PROPERTY}, else the first of /usr/sbin, /sbin, /usr/bin, /bin, else PATH. */
     static String ipCommand() {
+        String configured = System.getProperty(IP_PROPERTY);
+        if (configured != null && !configured.isBlank()) {
+            return configured;
+        }
         for (String dir : List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin")) {
             Path p = Path.of(dir, "ip");
             if (Files.isExecutable(p)) {
