@@ -50,9 +50,11 @@ public final class IiopInterceptorOverhead {
                 new Config("jacorb-off", jacorb(Mode.OFF)),
                 new Config("jacorb-on", jacorb(Mode.DTHREADS)),
                 new Config("jacorb-noop", jacorb(Mode.NOOP)),
+                new Config("jacorb-rawctx", jacorb(Mode.RAW_CONTEXT)),
                 new Config("glassfish-off", glassfish(Mode.OFF)),
                 new Config("glassfish-on", glassfish(Mode.DTHREADS)),
-                new Config("glassfish-noop", glassfish(Mode.NOOP)));
+                new Config("glassfish-noop", glassfish(Mode.NOOP)),
+                new Config("glassfish-rawctx", glassfish(Mode.RAW_CONTEXT)));
 
         for (Config c : configs) { // warm-up
             for (int i = 0; i < 20_000; i++) {
@@ -92,10 +94,12 @@ public final class IiopInterceptorOverhead {
         }
         report("jacorb dthreads vs no interceptors", medians[0], medians[1]);
         report("jacorb empty interceptors vs none", medians[0], medians[2]);
-        report("jacorb dthreads vs empty interceptors", medians[2], medians[1]);
-        report("glassfish dthreads vs no interceptors", medians[3], medians[4]);
-        report("glassfish empty interceptors vs none", medians[3], medians[5]);
-        report("glassfish dthreads vs empty interceptors", medians[5], medians[4]);
+        report("jacorb raw 16-byte context vs empty", medians[2], medians[3]);
+        report("jacorb dthreads vs raw 16-byte context", medians[3], medians[1]);
+        report("glassfish dthreads vs no interceptors", medians[4], medians[5]);
+        report("glassfish empty interceptors vs none", medians[4], medians[6]);
+        report("glassfish raw 16-byte context vs empty", medians[6], medians[7]);
+        report("glassfish dthreads vs raw 16-byte context", medians[7], medians[5]);
         System.exit(0);
     }
 
@@ -120,7 +124,7 @@ public final class IiopInterceptorOverhead {
                 orb, (ratio[n / 2] - 1) * 100, (ratio[n / 4] - 1) * 100, (ratio[3 * n / 4] - 1) * 100);
     }
 
-    private enum Mode { OFF, DTHREADS, NOOP }
+    private enum Mode { OFF, DTHREADS, NOOP, RAW_CONTEXT }
 
     private static Properties props(boolean jacorb, Mode mode) {
         Properties p = new Properties();
@@ -140,6 +144,8 @@ public final class IiopInterceptorOverhead {
             p.setProperty("org.omg.PortableInterceptor.ORBInitializerClass." + DThreadsOrbInitializer.class.getName(), "");
         } else if (mode == Mode.NOOP) {
             p.setProperty("org.omg.PortableInterceptor.ORBInitializerClass." + NoopInterceptors.class.getName(), "");
+        } else if (mode == Mode.RAW_CONTEXT) {
+            p.setProperty("org.omg.PortableInterceptor.ORBInitializerClass." + RawContextInterceptors.class.getName(), "");
         }
         return p;
     }
