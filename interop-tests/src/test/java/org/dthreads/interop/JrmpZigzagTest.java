@@ -47,6 +47,8 @@ class JrmpZigzagTest {
         String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A"));
         assertTrue(trail.matches("A@.* > B@.* > A@.*"), trail);
         assertEquals("2", sites.get(0).run("visits"));
+        String dump = sites.get(0).monitorDump();
+        assertTrue(!dump.startsWith("no dthreads monitor runtime"), dump);
     }
 
     @Test

@@ -331,11 +331,11 @@ public final class SiteRuntimeImpl implements SiteContext {
         String cls = System.getProperty(MONITOR_DUMP_CLASS_PROPERTY, DEFAULT_MONITOR_DUMP_CLASS);
         Method m;
         try {
-            m = Class.forName(cls, true, ClassLoader.getSystemClassLoader()).getMethod("dump");
+            m = Class.forName(cls, true, ClassLoader.getSystemClassLoader()).getMethod("text");
         } catch (ClassNotFoundException | NoClassDefFoundError e) {
             return "no dthreads monitor runtime on this site (" + cls + " not found)";
         } catch (NoSuchMethodException e) {
-            return "no dthreads monitor runtime on this site (" + cls + " has no static dump() method)";
+            return "no dthreads monitor runtime on this site (" + cls + " has no static text() method)";
         }
         java.util.concurrent.atomic.AtomicReference<String> result = new java.util.concurrent.atomic.AtomicReference<>();
         Thread t = new Thread(() -> {
