@@ -23,7 +23,7 @@ import org.omg.PortableServer.THREAD_POLICY_ID;
  * </pre>
  *
  * <p>Works with any ORB that implements Portable Interceptors; tested with JacORB 3.9 (IDL) and the
- * GlassFish ORB 4.2.5 (IDL and RMI-IIOP). The ORB calls the methods of this class once, during
+ * GlassFish ORB 4.2.5 (IDL and RMI-IIOP). The ORB calls the methods of this class once each, during
  * {@code ORB.init}, on the thread that initializes the ORB; it never throws.
  */
 public final class DThreadsOrbInitializer extends LocalObject implements ORBInitializer {
@@ -45,7 +45,6 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
         try {
             info.add_client_request_interceptor(new ClientIdentityInterceptor(LOG));
             info.add_server_request_interceptor(new ServerIdentityInterceptor(LOG));
-            registerThreadPolicyProbe(info);
         } catch (DuplicateName e) {
             LOG.warn("duplicate-initializer", "dthreads: the interceptors are already registered on this ORB ("
                     + e.name + "); registered once");
@@ -67,10 +66,14 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
     }
 
     /**
-     * Does nothing.
+     * Lets the adapter read a POA's thread policy on ORBs that need a policy factory for that (see
+     * {@link ThreadPolicyProbe}); done after every initializer's {@code pre_init}, so an
+     * application's own factory for {@code THREAD_POLICY_ID}, if any, wins.
      *
      * @param info the ORB's initialization info
      */
     @Override
-    public void post_init(ORBInitInfo info) {}
+    public void post_init(ORBInitInfo info) {
+        registerThreadPolicyProbe(info);
+    }
 }
