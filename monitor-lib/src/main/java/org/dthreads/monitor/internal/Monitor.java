@@ -502,14 +502,17 @@ final class Monitor {
         }
     }
 
-    void notifyOne() {
+    /** Notifies the longest waiter; returns whether there was one. */
+    boolean notifyOne() {
         synchronized (this) {
             WaitNode w = waitSet == null ? null : waitSet.pollFirst();
             if (w != null) {
                 w.state = WaitNode.NOTIFIED;
                 waiting = waiting - 1;
                 LockSupport.unpark(w.thread);
+                return true;
             }
+            return false;
         }
     }
 

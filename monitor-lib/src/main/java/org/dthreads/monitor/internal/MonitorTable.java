@@ -30,14 +30,21 @@ import java.util.function.Consumer;
  * </ul>
  */
 final class MonitorTable {
-    private static final int SEGMENT_SHIFT = 26; // 64 segments, indexed by the top 6 bits of the spread hash
-    private static final int SEGMENTS = 1 << (32 - SEGMENT_SHIFT);
+    private static final int DEFAULT_SEGMENT_BITS = 6; // 64 segments, indexed by the top bits of the spread hash
     private static final int INITIAL_CAPACITY = 16;
 
-    private final Segment[] segments = new Segment[SEGMENTS];
+    private final int segmentShift;
+    private final Segment[] segments;
 
     MonitorTable() {
-        for (int i = 0; i < SEGMENTS; i++) {
+        this(DEFAULT_SEGMENT_BITS);
+    }
+
+    /** A table of {@code 2^segmentBits} segments (1..16 bits); fewer segments make resizes easy to test. */
+    MonitorTable(int segmentBits) {
+        this.segmentShift = 32 - segmentBits;
+        this.segments = new Segment[1 << segmentBits];
+        for (int i = 0; i < segments.length; i++) {
             segments[i] = new Segment();
         }
     }
@@ -47,7 +54,7 @@ final class MonitorTable {
     }
 
     private Segment segmentFor(int spread) {
-        return segments[spread >>> SEGMENT_SHIFT];
+        return segments[spread >>> segmentShift];
     }
 
     /** The monitor of {@code key}, or {@code null} if it never had one (or it was collected). */
