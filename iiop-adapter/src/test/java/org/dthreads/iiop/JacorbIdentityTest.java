@@ -13,7 +13,6 @@ import org.dthreads.ClassScope;
 import org.dthreads.DThreads;
 import org.dthreads.ThreadClass;
 import org.dthreads.iiop.support.HopServant;
-import org.dthreads.iiop.support.LogCapture;
 import org.dthreads.iiop.support.Orbs;
 import org.dthreads.iiop.support.RecordingInitializer;
 import org.dthreads.iiop.testidl.Hop;
@@ -24,9 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.omg.CORBA.ORB;
-import org.omg.CORBA.Policy;
 import org.omg.PortableServer.POA;
-import org.omg.PortableServer.ThreadPolicyValue;
 
 /**
  * Identity over JacORB, two ORBs ("sites" A and B) in this JVM; the test thread is a thread of A.
@@ -206,23 +203,6 @@ class JacorbIdentityTest {
             RecordingInitializer.forwardFrom = null;
             Orbs.shutdown(client);
             Orbs.shutdown(orbF);
-        }
-    }
-
-    @Test
-    void singleThreadModelServantCallingOutIsDetected() throws Exception {
-        Policy[] policies = {poaA.create_thread_policy(ThreadPolicyValue.SINGLE_THREAD_MODEL)};
-        POA stm = poaA.create_POA("stm", poaA.the_POAManager(), policies);
-        try (LogCapture log = new LogCapture()) {
-            byte[] id = stm.activate_object(new HopServant());
-            Hop stmFromB = HopHelper.narrow(orbB.string_to_object(orbA.object_to_string(stm.id_to_reference(id))));
-            long me = KernelLink.currentClass();
-            // test thread -> A(stm) -> B: the STM servant calls out (no callback into the STM POA: no deadlock)
-            assertArrayEquals(new long[] {me, me}, stmFromB.chain(bFromA, stmFromB, 1));
-            assertTrue(log.lines().stream().anyMatch(l -> l.startsWith("WARN") && l.contains("SINGLE_THREAD_MODEL")),
-                    log.lines().toString());
-        } finally {
-            stm.destroy(false, true);
         }
     }
 }
