@@ -68,6 +68,33 @@ class JrmpIdentityForkedTest {
     }
 
     @Test
+    void overSslSocketFactoriesEveryHopRunsUnderTheCallersClass() throws Exception {
+        Path keystore = jars.resolve("ssl.p12");
+        if (!Files.exists(keystore)) {
+            Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                    "-genkeypair", "-alias", "site", "-keyalg", "EC", "-dname", "CN=localhost", "-validity", "2",
+                    "-storetype", "PKCS12", "-keystore", keystore.toString(), "-storepass", "changeit")
+                    .redirectErrorStream(true).start();
+            org.junit.jupiter.api.Assertions.assertTrue(keytool.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && keytool.exitValue() == 0,
+                    new String(keytool.getInputStream().readAllBytes()));
+        }
+        java.util.List<String> tls = java.util.List.of("-Djavax.net.ssl.keyStore=" + keystore,
+                "-Djavax.net.ssl.keyStorePassword=changeit", "-Djavax.net.ssl.trustStore=" + keystore,
+                "-Djavax.net.ssl.trustStorePassword=changeit");
+        Path java = Path.of(System.getProperty("java.home"));
+        try (ForkedJvm server = ForkedJvm.start(java, tls, agent, RmiSite.class.getName(), "server-ssl")) {
+            String port = server.awaitLine("READY", START).replaceAll(".*port=(\\d+).*", "$1");
+            try (ForkedJvm client = ForkedJvm.start(java, tls, agent, RmiSite.class.getName(), "client", port)) {
+                client.awaitSuccess(Duration.ofSeconds(60));
+                String caller = client.value("client");
+                assertEquals(caller, client.value("server"), client.transcript());
+                assertEquals(caller, client.value("callback"));
+                assertCallsWork(client);
+            }
+        }
+    }
+
+    @Test
     void aDthreadsClientFallsBackToThePlainMethodOnAServerWithout() throws Exception {
         try (ForkedJvm server = ForkedJvm.start(null, RmiSite.class.getName(), "server")) {
             ForkedJvm client = runClient(server, agent);

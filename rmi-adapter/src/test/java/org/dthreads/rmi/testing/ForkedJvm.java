@@ -34,9 +34,16 @@ public final class ForkedJvm implements AutoCloseable {
 
     /** Like {@link #start(Path, String, String...)}, on the JDK at {@code javaHome}. */
     public static ForkedJvm start(Path javaHome, Path agentJar, String mainClass, String... args) throws IOException {
+        return start(javaHome, List.of(), agentJar, mainClass, args);
+    }
+
+    /** Like {@link #start(Path, Path, String, String...)}, with extra JVM flags. */
+    public static ForkedJvm start(Path javaHome, List<String> jvmFlags, Path agentJar, String mainClass, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto"));
+        command.addAll(jvmFlags);
         if (agentJar != null) {
             command.add("-javaagent:" + agentJar);
         }

@@ -26,8 +26,8 @@ public final class RmiSite {
 
     public static void main(String[] args) throws Exception {
         System.setProperty("java.rmi.server.hostname", "127.0.0.1");
-        if (args[0].equals("server")) {
-            server();
+        if (args[0].equals("server") || args[0].equals("server-ssl")) {
+            server(args[0].equals("server-ssl"));
         } else {
             try {
                 client(Integer.parseInt(args[1]));
@@ -38,9 +38,12 @@ public final class RmiSite {
         }
     }
 
-    private static void server() throws Exception {
+    private static void server(boolean ssl) throws Exception {
         EchoImpl impl = new EchoImpl();
-        Echo stub = (Echo) UnicastRemoteObject.exportObject(impl, 0);
+        Echo stub = ssl
+                ? (Echo) UnicastRemoteObject.exportObject(impl, 0, new javax.rmi.ssl.SslRMIClientSocketFactory(),
+                        new javax.rmi.ssl.SslRMIServerSocketFactory())
+                : (Echo) UnicastRemoteObject.exportObject(impl, 0);
         int port;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
