@@ -32,6 +32,12 @@ import org.omg.PortableInterceptor.TRANSPORT_RETRY;
  *   <li>Implicit operations ({@code _is_a}, {@code _non_existent}, ...) carry the class like any
  *       other: the server may run user code for them (overrides, servant managers), 16 bytes are
  *       cheap, and skipping would only be safe where nothing on the server can block.</li>
+ *   <li>Asynchronous invocations: a deferred DII request that the ORB sends from a new thread
+ *       (JacORB) carries that thread's new class; an AMI ({@code sendc_}) request is sent from the
+ *       caller's thread with {@code response_expected() == true} and carries the caller's class,
+ *       because nothing portable tells it apart from a synchronous one.</li>
+ *   <li>A two-way call made by a servant of a {@code SINGLE_THREAD_MODEL} POA is reported
+ *       (rate-limited warning): that POA cannot dispatch a callback until the call returns.</li>
  *   <li>The interceptor makes no CORBA call of its own (hand-written encoding, no {@code Codec},
  *       no {@code PICurrent}), so it cannot recurse into itself.</li>
  *   <li>No method throws: a failure is logged (rate-limited) and the request goes without context,
