@@ -130,6 +130,9 @@ class RemoteInterfaceTwinnerTest {
                     return c;
                 }
                 try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+                    if (in == null) {
+                        throw new ClassNotFoundException(name); // RMI probes for *_Stub classes
+                    }
                     byte[] bytes = in.readAllBytes();
                     ClassReader reader = new ClassReader(bytes);
                     if ((reader.getAccess() & Opcodes.ACC_INTERFACE) != 0) {
