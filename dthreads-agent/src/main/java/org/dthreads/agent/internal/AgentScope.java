@@ -12,10 +12,13 @@ import java.util.List;
  */
 public final class AgentScope {
 
+    /** Built at run time: the shade plugin would relocate a literal to the agent's own shaded copy. */
+    private static final String ASM_PACKAGE = String.join(".", "org", "objectweb", "asm", "");
+
     /** Never rewritten by default. */
     public static final List<String> DEFAULT_EXCLUDES = List.of("java.", "javax.", "jdk.", "sun.", "com.sun.",
             "org.dthreads.", "org.jacorb.", "org.omg.", "org.glassfish.", "com.sun.corba.", "org.slf4j.",
-            "ch.qos.logback.", "org.objectweb.asm.", "org.junit.", "org.opentest4j.", "org.apiguardian.",
+            "ch.qos.logback.", ASM_PACKAGE, "org.junit.", "org.opentest4j.", "org.apiguardian.",
             "org.awaitility.", "org.hamcrest.", "net.bytebuddy.", "org.apache.maven.");
 
     private final List<String> includes;
