@@ -40,6 +40,7 @@ class JrmpIdentityForkedTest {
             String caller = client.value("client");
             assertEquals(caller, client.value("server"), client.transcript());
             assertEquals(caller, client.value("server.again"));
+            assertEquals(caller, client.value("returned"), "a stub received as a return value carries the class");
             assertEquals(caller, client.value("callback"), "A -> B -> A callback keeps the class");
             assertEquals(caller, client.value("legacy.server"), "legacy *_Stub calls carry the class");
             assertEquals(caller, client.value("legacy.callback"));

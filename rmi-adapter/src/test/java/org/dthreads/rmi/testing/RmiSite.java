@@ -44,6 +44,7 @@ public final class RmiSite {
                 ? (Echo) UnicastRemoteObject.exportObject(impl, 0, new javax.rmi.ssl.SslRMIClientSocketFactory(),
                         new javax.rmi.ssl.SslRMIServerSocketFactory())
                 : (Echo) UnicastRemoteObject.exportObject(impl, 0);
+        impl.exportedAs(stub);
         int port;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
@@ -67,6 +68,7 @@ public final class RmiSite {
         print("client", ThreadClass.format(DThreads.currentClass()));
         print("server", ThreadClass.format(echo.callerClass()));
         print("server.again", ThreadClass.format(echo.callerClass()));
+        print("returned", ThreadClass.format(echo.self().callerClass()));
         EchoImpl back = new EchoImpl();
         Echo backStub = (Echo) UnicastRemoteObject.exportObject(back, 0);
         print("callback", ThreadClass.format(echo.callBack(backStub)));
