@@ -4,6 +4,7 @@ Serves the test IDL's Hop; chainSame() forwards to the next hop. Prints "IOR <io
 until killed. With "--no-forward" it does not forward the context (the control case).
 """
 import sys, threading
+import omniORB
 from omniORB import CORBA, PortableServer, interceptors
 import org.dthreads.iiop.testidl as T, org__POA.dthreads.iiop.testidl as TP
 
@@ -40,6 +41,13 @@ class Hop(TP.Hop):
     def chainSame(self, nxt, me, depth):
         if depth <= 0: return 0
         return nxt.chainSame(me, nxt, depth - 1)
+    def originate(self, nxt, cls):
+        # a context made by omniORB's own CDR encoder: byte-order octet 01 on x86, padding left as is
+        _current.ctx = omniORB.cdrMarshal(CORBA.TC_longlong, cls)
+        try:
+            return nxt.seen()
+        finally:
+            _current.ctx = None
     def fire(self): pass
     def lastOneway(self): return 0
     def threadState(self): return []

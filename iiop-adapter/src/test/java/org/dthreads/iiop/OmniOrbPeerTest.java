@@ -118,6 +118,12 @@ class OmniOrbPeerTest {
                 assertEquals(x, peer.chainSame(self, peer, 1));
             }
 
+            // a class encoded by omniORB itself (little-endian on x86, uninitialized padding)
+            long c = ThreadClass.of(0x2a, 7);
+            assertEquals(c, peer.originate(self, c));
+            long c2 = ThreadClass.of(0xfedc_ba98, 0x7654_3210);
+            assertEquals(c2, peer.originate(self, c2));
+
             Hop control = startPeer(work, false, started);
             long seen = control.chainSame(self, control, 1);
             assertNotEquals(me, seen, "without forwarding the Java hop runs as a fresh class");

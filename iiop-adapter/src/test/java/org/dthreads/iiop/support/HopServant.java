@@ -50,6 +50,11 @@ public class HopServant extends HopPOA {
     }
 
     @Override
+    public long originate(Hop next, long cls) {
+        return 0L; // only non-Java peers originate contexts by hand
+    }
+
+    @Override
     public void fire() {
         lastOneway = KernelLink.currentClass();
     }
