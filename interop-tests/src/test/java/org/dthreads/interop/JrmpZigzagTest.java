@@ -14,6 +14,7 @@ import org.dthreads.junit.Site;
 import org.dthreads.junit.SiteCluster;
 import org.dthreads.junit.SiteSpec;
 import org.dthreads.junit.SitesExtension;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -56,6 +57,19 @@ class JrmpZigzagTest {
         List<Site> sites = start(cluster, false, "A", "B");
         DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> sites.get(0).run("route", "A,B,A"));
         assertTrue(evidence.toString().contains("HopSite$Node.forward"), evidence::toString);
+    }
+
+    @Test
+    void twoSiteZigzagOnJdk25CompletesWithDthreadsAndDeadlocksWithout(SiteCluster cluster) {
+        Path java25 = Path.of(System.getProperty("dthreads.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java");
+        Assumptions.assumeTrue(Files.isExecutable(java25), "no JDK 25 at " + java25 + " (set -Ddthreads.jdk25=...)");
+        List<Site> with = cluster.start(SiteSpec.app("A", HopSite.class).javaAgent(AGENT).javaExecutable(java25),
+                SiteSpec.app("B", HopSite.class).javaAgent(AGENT).javaExecutable(java25));
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> with.get(0).run("route", "A,B,A"));
+        assertTrue(trail.matches("A@.* > B@.* > A@.*"), trail);
+        List<Site> without = cluster.start(SiteSpec.app("C", HopSite.class).javaExecutable(java25),
+                SiteSpec.app("D", HopSite.class).javaExecutable(java25));
+        cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> without.get(0).run("route", "C,D,C"));
     }
 
     @Test
