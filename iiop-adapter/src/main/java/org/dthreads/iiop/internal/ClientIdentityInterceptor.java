@@ -40,6 +40,9 @@ import org.omg.PortableInterceptor.TRANSPORT_RETRY;
  *       (rate-limited warning): that POA cannot dispatch a callback until the call returns.</li>
  *   <li>The interceptor makes no CORBA call of its own (hand-written encoding, no {@code Codec},
  *       no {@code PICurrent}), so it cannot recurse into itself.</li>
+ *   <li>From {@code send_request} of a two-way request to its {@code receive_*} point, the sending
+ *       thread is marked as waiting for a reply ({@link PendingReplies}, {@code OutgoingCalls}): a
+ *       callback of its chain may then act as the owner of the monitors its class holds.</li>
  *   <li>No method throws: a failure is logged (rate-limited) and the request goes without context,
  *       which the server serves as a fresh class.</li>
  * </ul>
@@ -87,6 +90,9 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
                 threadClass = onewayClass(ri.operation());
             }
             ri.add_request_service_context(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)), true);
+            if (ri.response_expected()) {
+                PendingReplies.sent(ri.request_id());
+            }
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
             log.error("client-send-failed", "dthreads: could not add the identity context to a request; it goes"
@@ -158,6 +164,7 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
     private static void ended(ClientRequestInfo ri, boolean retry) {
         try {
             if (ri.response_expected()) {
+                PendingReplies.ended(ri.request_id());
                 return;
             }
             LastOneway last = LAST_ONEWAY.get();

@@ -21,8 +21,11 @@ final class FakeInfo {
     ServiceContext requestContext;
     boolean throwEverywhere;
 
+    private static final java.util.concurrent.atomic.AtomicInteger REQUEST_IDS = new java.util.concurrent.atomic.AtomicInteger();
+
     static FakeInfo request(String operation, boolean responseExpected) {
         FakeInfo f = new FakeInfo();
+        f.values.put("request_id", REQUEST_IDS.incrementAndGet());
         f.values.put("operation", operation);
         f.values.put("response_expected", responseExpected);
         return f;

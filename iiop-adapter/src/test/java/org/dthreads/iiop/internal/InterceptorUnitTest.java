@@ -52,6 +52,30 @@ class InterceptorUnitTest {
     }
 
     @Test
+    void aTwoWayRequestMarksTheThreadWaitingUntilItEnds() {
+        int before = PendingReplies.depth();
+        FakeInfo call = FakeInfo.request("op", true);
+        client.send_request(call.client());
+        assertEquals(before + 1, PendingReplies.depth());
+        client.receive_reply(call.client());
+        assertEquals(before, PendingReplies.depth());
+
+        client.send_request(FakeInfo.request("fire", false).client());
+        assertEquals(before, PendingReplies.depth(), "a oneway caller keeps running");
+
+        FakeInfo outer = FakeInfo.request("outer", true);
+        FakeInfo inner = FakeInfo.request("inner", true);
+        client.send_request(outer.client());
+        client.send_request(inner.client());
+        assertEquals(before + 2, PendingReplies.depth());
+        client.receive_other(outer.client());
+        assertEquals(before, PendingReplies.depth(), "an inner request whose end never came ends with the outer one");
+
+        client.receive_reply(FakeInfo.request("never-sent", true).client());
+        assertEquals(before, PendingReplies.depth(), "an end for a request this thread did not send changes nothing");
+    }
+
+    @Test
     void onewayStartsAFreshClassEachTime() {
         long a = send(FakeInfo.request("fire", false));
         FakeInfo end = FakeInfo.request("fire", false).with("reply_status", SUCCESSFUL.value);
