@@ -9,6 +9,13 @@ final class Entrant {
     final long threadClass;
     /** Guarded by the monitor's queue lock. */
     boolean orphan;
+    /**
+     * Set (under the queue lock) by a releaser that unparked this entrant, cleared by the entrant before
+     * it retries: a releaser skips the unpark (a system call) while the previous one is still pending.
+     * Volatile: the entrant's clear and re-read of the owner pair with the releaser's write of the owner
+     * and read of this flag, so one of the two always sees the other.
+     */
+    volatile boolean signalled;
 
     Entrant(Thread thread, long threadClass) {
         this.thread = thread;

@@ -500,7 +500,8 @@ public final class MonitorRuntime {
             throw new IllegalMonitorStateException("dthreads: remote lease " + Long.toHexString(token)
                     + " does not hold the monitor");
         }
-        if (!lease.monitor.holdsFor(lease.actor.threadClass) || lease.monitor.getOwnerVolatile().actor != lease.actor) {
+        Hold now = lease.monitor.getOwnerVolatile();
+        if (now == null || now.actor != lease.actor) {
             // fully released (or handed back to the local holder it took over from): the lease ends
             LEASES.remove(token);
             lease.actor.markRevoked();
