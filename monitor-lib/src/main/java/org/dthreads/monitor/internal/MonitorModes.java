@@ -42,6 +42,18 @@ final class MonitorModes {
             Record.class, java.util.AbstractMap.class, java.util.AbstractCollection.class,
             java.util.AbstractList.class, java.util.AbstractSet.class, java.util.AbstractQueue.class);
 
+    /**
+     * Middleware base classes of remote objects and servants that never lock {@code this} (checked in
+     * their bytecode: JDK 17/25 RMI classes, JacORB 3.9 and the GlassFish ORB 4.2.5), by name since
+     * this class runs on the bootstrap path where the ORB classes are not visible. Without them every
+     * {@code UnicastRemoteObject} subclass and every CORBA servant would keep the JVM's monitor and a
+     * zigzag through its synchronized methods would still deadlock.
+     */
+    private static final java.util.Set<String> NON_LOCKING_SUPERCLASS_NAMES = java.util.Set.of(
+            "java.rmi.server.RemoteObject", "java.rmi.server.RemoteServer", "java.rmi.server.UnicastRemoteObject",
+            "javax.rmi.PortableRemoteObject", "org.omg.PortableServer.Servant",
+            "org.omg.PortableServer.DynamicImplementation");
+
     private static final ClassValue<Boolean> INSTANCE_EMULATED = new ClassValue<>() {
         @Override
         protected Boolean computeValue(Class<?> type) {
@@ -108,7 +120,7 @@ final class MonitorModes {
             return false;
         }
         for (Class<?> s = type.getSuperclass(); s != null; s = s.getSuperclass()) {
-            if (NON_LOCKING_SUPERCLASSES.contains(s)) {
+            if (NON_LOCKING_SUPERCLASSES.contains(s) || NON_LOCKING_SUPERCLASS_NAMES.contains(s.getName())) {
                 continue;
             }
             if (!isRewritten(s)) {
