@@ -1,6 +1,8 @@
 package org.dthreads.demo;
 
+import example.zigzag.corba.CorbaHopSite;
 import example.zigzag.rmi.HopSite;
+import org.dthreads.junit.SiteApp;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,9 +18,10 @@ import org.dthreads.junit.SiteSpec;
 
 /**
  * {@code ./dthreads demo}: a zigzag across separate JVMs on loopback (site A's synchronized
- * {@code forward} calls site B, whose {@code forward} calls back into A), first with the dthreads
- * agent, printing every hop, then without it, showing the deadlock and explaining it from the
- * sites' thread dumps. Exit status 0 when the dthreads run completed and the control deadlocked.
+ * {@code forward} calls site B, whose {@code forward} calls back into A), over Java RMI and over
+ * CORBA, each first with dthreads, printing every hop, then without, showing the deadlock and
+ * explaining it from the sites' thread dumps. Exit status 0 when both dthreads runs completed and
+ * both controls deadlocked.
  */
 public final class Demo {
 
@@ -38,21 +41,26 @@ public final class Demo {
                 dthreads demo: the zigzag
                   site A: synchronized forward() { ... B.forward() ... }   (holds A's monitor while it calls B)
                   site B: synchronized forward() { ... A.forward() ... }   (calls back into A)
-                Two JVMs on 127.0.0.1, Java RMI (JRMP), a registry per site on a free port.
+                Two JVMs on 127.0.0.1 for each run: over Java RMI (JRMP, a registry per site on a free port),
+                then over CORBA (JacORB, IIOP, ORBs on port 0, IORs passed back).
                 """);
-        boolean completed = withDthreads(agent);
-        boolean deadlocked = withoutDthreads();
+        boolean rmiCompleted = withDthreads("1. Java RMI with dthreads", HopSite.class, agent, List.of());
+        boolean rmiDeadlocked = withoutDthreads("2. Java RMI without dthreads (the control)", HopSite.class);
+        boolean corbaCompleted = withDthreads("3. CORBA with dthreads (the agent, and the dthreads ORB initializer)",
+                CorbaHopSite.class, agent, List.of("dthreads"));
+        boolean corbaDeadlocked = withoutDthreads("4. CORBA without dthreads (the control)", CorbaHopSite.class);
         System.out.println();
-        System.out.println("summary: with dthreads the zigzag " + (completed ? "completed" : "DID NOT complete")
-                + "; without dthreads it " + (deadlocked ? "deadlocked, as the JVM alone must" : "DID NOT deadlock"));
-        System.exit(completed && deadlocked ? 0 : 1);
+        System.out.println("summary: with dthreads the zigzag " + (rmiCompleted && corbaCompleted ? "completed" : "DID NOT complete")
+                + " over RMI and CORBA; without dthreads it " + (rmiDeadlocked && corbaDeadlocked
+                        ? "deadlocked over both, as the JVM alone must" : "DID NOT deadlock everywhere"));
+        System.exit(rmiCompleted && rmiDeadlocked && corbaCompleted && corbaDeadlocked ? 0 : 1);
     }
 
-    private static boolean withDthreads(Path agent) {
-        System.out.println("== 1. with dthreads (java -javaagent:" + agent + ")");
+    private static boolean withDthreads(String title, Class<? extends SiteApp> app, Path agent, List<String> args) {
+        System.out.println("== " + title + ": java -javaagent:" + agent);
         try (SiteCluster cluster = new SiteCluster()) {
-            List<Site> sites = cluster.start(SiteSpec.app("A", HopSite.class).javaAgent(agent),
-                    SiteSpec.app("B", HopSite.class).javaAgent(agent));
+            List<Site> sites = cluster.start(SiteSpec.app("A", app).javaAgent(agent).args(args.toArray(String[]::new)),
+                    SiteSpec.app("B", app).javaAgent(agent).args(args.toArray(String[]::new)));
             long start = System.nanoTime();
             cluster.assertCompletesWithin(COMPLETE_BOUND, () -> sites.get(0).run("route", ROUTE));
             long millis = (System.nanoTime() - start) / 1_000_000;
@@ -66,11 +74,11 @@ public final class Demo {
         }
     }
 
-    private static boolean withoutDthreads() {
+    private static boolean withoutDthreads(String title, Class<? extends SiteApp> app) {
         System.out.println();
-        System.out.println("== 2. the control: the same sites without dthreads (bounded wait: " + DEADLOCK_BOUND.toSeconds() + " s)");
+        System.out.println("== " + title + ": the same sites, no agent (bounded wait: " + DEADLOCK_BOUND.toSeconds() + " s)");
         try (SiteCluster cluster = new SiteCluster()) {
-            List<Site> sites = cluster.start(SiteSpec.app("A", HopSite.class), SiteSpec.app("B", HopSite.class));
+            List<Site> sites = cluster.start(SiteSpec.app("A", app), SiteSpec.app("B", app));
             DeadlockEvidence evidence = cluster.assertDeadlocksWithin(DEADLOCK_BOUND, () -> sites.get(0).run("route", ROUTE));
             printHops(sites);
             System.out.println("   deadlocked: no progress for " + DEADLOCK_BOUND.toSeconds() + " s, every site alive. From the thread dumps:");
@@ -79,7 +87,7 @@ public final class Demo {
             }
             System.out.println("""
                     Why: both threads on A act for one logical call (A -> B -> A), but the JVM knows only physical
-                    threads. RMI ran the callback on a fresh server thread, which the JVM does not recognize as the
+                    threads. The middleware ran the callback on a fresh server thread, which the JVM does not recognize as the
                     thread holding the monitor, so it blocks; that thread waits for B, B waits for the callback.
                     No JVM sees a cycle (ThreadMXBean.findDeadlockedThreads finds none): it spans two processes."""
                     .indent(3).stripTrailing());
@@ -127,7 +135,8 @@ public final class Demo {
     private static boolean ownerIsInRemoteCall(String[] threads, String owner) {
         for (String thread : threads) {
             if (thread.startsWith("\"" + owner + "\"")) {
-                return thread.contains("StreamRemoteCall.executeCall") || thread.contains("UnicastRef.invoke");
+                return thread.contains("StreamRemoteCall.executeCall") || thread.contains("UnicastRef.invoke")
+                        || thread.contains("org.jacorb.orb.ReplyReceiver") || thread.contains("org.jacorb.orb.Delegate.invoke");
             }
         }
         return false;
