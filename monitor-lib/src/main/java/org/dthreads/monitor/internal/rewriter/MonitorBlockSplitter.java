@@ -151,6 +151,8 @@ final class MonitorBlockSplitter {
      *   <li>handler outside, range starting before and ending inside (javac ends an outer range
      *       before the release code of a {@code return} in an inner block): cloned from the copy's
      *       start;</li>
+     *   <li>handler outside, range starting and ending inside (an outer range cut around the release
+     *       code of a {@code return}, on both sides): cloned with both ends renamed;</li>
      *   <li>handler outside, range starting inside and ending after the region: the original is cut
      *       around the copy, and the copy's part cloned.</li>
      * </ul>
@@ -179,6 +181,11 @@ final class MonitorBlockSplitter {
             } else if (coversEnter) {
                 table.add(tcb);
                 table.add(copyOf(tcb, copyStart, labels.get(tcb.end), tcb.handler));
+            } else if (!coversAthrow) {
+                // Starts and ends inside (javac cuts an outer try's range around the release code of a
+                // return from the block, e.g. try-with-resources around a block that returns).
+                table.add(tcb);
+                table.add(copyOf(tcb, labels.get(tcb.start), labels.get(tcb.end), tcb.handler));
             } else {
                 table.add(copyOf(tcb, tcb.start, copyStart, tcb.handler));
                 if (hasCodeBetween(copyEnd, tcb.end)) {
