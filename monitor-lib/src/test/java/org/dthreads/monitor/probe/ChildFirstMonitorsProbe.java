@@ -1,0 +1,66 @@
+package org.dthreads.monitor.probe;
+
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import org.dthreads.monitor.Monitors;
+
+/**
+ * Run in a forked JVM by {@code BootDelegationForkedTest}. Loads a second, child-first copy of monitor-lib
+ * and dthreads-api, and checks whether that copy sees the monitors entered through the copy this class
+ * links to (the bootstrap copy when the agent's layout is simulated with {@code -Xbootclasspath/a}).
+ * Prints {@code key=value} lines.
+ */
+public final class ChildFirstMonitorsProbe {
+
+    /** Loads {@code org.dthreads.*} (except this probe) itself before asking its parent. */
+    static final class ChildFirst extends URLClassLoader {
+        ChildFirst(URL[] urls, ClassLoader parent) {
+            super(urls, parent);
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null && name.startsWith("org.dthreads.") && !name.startsWith("org.dthreads.monitor.probe.")) {
+                    try {
+                        c = findClass(name);
+                    } catch (ClassNotFoundException e) {
+                        c = null;
+                    }
+                }
+                if (c == null) {
+                    return super.loadClass(name, resolve);
+                }
+                if (resolve) {
+                    resolveClass(c);
+                }
+                return c;
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        URL[] urls = {Path.of(args[0]).toUri().toURL(), Path.of(args[1]).toUri().toURL()};
+        System.out.println("monitorsOnBootPath=" + (Monitors.class.getClassLoader() == null));
+        try (ChildFirst loader = new ChildFirst(urls, ChildFirstMonitorsProbe.class.getClassLoader())) {
+            Class<?> copy = Class.forName("org.dthreads.monitor.Monitors", true, loader);
+            System.out.println("copyIsDistinct=" + (copy != Monitors.class));
+            Method holdsLock = copy.getMethod("holdsLock", Object.class);
+            Method exit = copy.getMethod("exit", Object.class);
+            Object lock = new Object();
+            Monitors.enter(lock);
+            System.out.println("copySeesOwner=" + holdsLock.invoke(null, lock));
+            boolean exited;
+            try {
+                exit.invoke(null, lock);
+                exited = true;
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                exited = false;
+            }
+            System.out.println("copyExitReleases=" + (exited && !Monitors.holdsLock(lock)));
+        }
+    }
+}
