@@ -290,6 +290,55 @@ class ClassesAcrossThreadsTest {
     }
 
     @Test
+    void orphanedCallerReenteringBlocksUntilTheNestedActivationUnwinds() throws Exception {
+        Lock lock = new Lock();
+        long cls = DThreads.currentClass();
+        CountDownLatch callbackInside = new CountDownLatch(1);
+        CountDownLatch letCallbackFinish = new CountDownLatch(1);
+        List<String> log = new CopyOnWriteArrayList<>();
+        AtomicInteger concurrentlyInside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        Monitors.enter(lock);
+        OutgoingCalls.begin();
+        Thread callback = daemon("callback", () -> {
+            try (ClassScope scope = DThreads.bind(cls)) {
+                Monitors.enter(lock);
+                try {
+                    maxInside.accumulateAndGet(concurrentlyInside.incrementAndGet(), Math::max);
+                    callbackInside.countDown();
+                    letCallbackFinish.await();
+                    log.add("callback leaving");
+                    concurrentlyInside.decrementAndGet();
+                } finally {
+                    Monitors.exit(lock);
+                }
+            } catch (InterruptedException e) {
+                log.add("callback interrupted");
+            }
+        });
+        callbackInside.await();
+        OutgoingCalls.end();
+        Thread home = Thread.currentThread();
+        Thread releaser = daemon("releaser", () -> {
+            await().atMost(Duration.ofSeconds(10)).until(() -> home.getState() == Thread.State.WAITING);
+            log.add("home blocked");
+            letCallbackFinish.countDown();
+        });
+        Monitors.enter(lock); // re-entry by the orphan: waits for the callback to unwind
+        maxInside.accumulateAndGet(concurrentlyInside.incrementAndGet(), Math::max);
+        log.add("home re-entered");
+        concurrentlyInside.decrementAndGet();
+        Monitors.exit(lock);
+        assertTrue(Monitors.holdsLock(lock));
+        Monitors.exit(lock);
+        assertFalse(Monitors.holdsLock(lock));
+        callback.join(SECONDS.toMillis(30));
+        releaser.join(SECONDS.toMillis(30));
+        assertEquals(List.of("home blocked", "callback leaving", "home re-entered"), log);
+        assertEquals(1, maxInside.get(), "two runnable threads of one class were inside at once");
+    }
+
+    @Test
     void interruptOfTheHomeThreadReachesTheCallbacksWait() throws Exception {
         Lock lock = new Lock();
         long cls = DThreads.currentClass();

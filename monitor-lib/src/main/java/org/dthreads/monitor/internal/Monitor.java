@@ -153,6 +153,9 @@ final class Monitor {
                 }
                 if (node.orphan != (outcome == BLOCKED_ORPHAN)) {
                     markOrphan(node, outcome == BLOCKED_ORPHAN);
+                    if (outcome == BLOCKED_ORPHAN) {
+                        MonitorRuntime.orphanBlocked(me, cls, this);
+                    }
                 }
                 parkForEntry(me);
                 node.signalled = false;
@@ -161,6 +164,13 @@ final class Monitor {
                 }
             }
         } finally {
+            if (node != null && node.orphan) {
+                try {
+                    MonitorRuntime.orphanUnblocked(me, cls);
+                } catch (Throwable ignored) {
+                    // bookkeeping only; must not fail an enter that has acquired (see finishEntry)
+                }
+            }
             finishEntry(node, interrupted);
         }
     }
