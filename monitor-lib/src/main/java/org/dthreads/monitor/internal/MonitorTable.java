@@ -87,6 +87,28 @@ final class MonitorTable {
         }
     }
 
+    /**
+     * Tests only: behaves as if {@code key} had been collected — clears its entry and queues it for
+     * expunging — although the caller still holds it. Returns whether there was an entry.
+     */
+    boolean simulateCollected(Object key) {
+        int hash = System.identityHashCode(key);
+        Entry[] t = segmentFor(spread(hash)).table;
+        for (Entry e = Segment.getBucketAcquire(t, hash & (t.length - 1)); e != null; e = e.next) {
+            if (e.hash == hash && e.get() == key) {
+                return e.enqueue(); // clears the referent, then queues it
+            }
+        }
+        return false;
+    }
+
+    /** Whether two keys land in the same segment and bucket of a fresh table of this shape; for tests. */
+    boolean sameFreshBucket(Object a, Object b) {
+        int ha = System.identityHashCode(a);
+        int hb = System.identityHashCode(b);
+        return segmentFor(spread(ha)) == segmentFor(spread(hb)) && (ha & (INITIAL_CAPACITY - 1)) == (hb & (INITIAL_CAPACITY - 1));
+    }
+
     /** Entries (live or not yet expunged); for tests. */
     int size() {
         int n = 0;
