@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.Threads;
 @State(Scope.Thread)
 public class MonitorUncontended {
     final Object lock = new Object(); // plain Object: emulated
+    final Object otherLock = new Object();
     final ReentrantLock reentrantLock = new ReentrantLock();
     int counter;
 
@@ -67,6 +68,33 @@ public class MonitorUncontended {
             synchronized (lock) {
                 return ++counter;
             }
+        }
+    }
+
+    /** Two locks in turn: the per-thread cache always misses, so each enter/exit looks the table up. */
+    @Benchmark
+    public int emulatedTableLookup() {
+        Monitors.enter(lock);
+        try {
+            ++counter;
+        } finally {
+            Monitors.exit(lock);
+        }
+        Monitors.enter(otherLock);
+        try {
+            return ++counter;
+        } finally {
+            Monitors.exit(otherLock);
+        }
+    }
+
+    @Benchmark
+    public int nativeTwoLocks() {
+        synchronized (lock) {
+            ++counter;
+        }
+        synchronized (otherLock) {
+            return ++counter;
         }
     }
 
