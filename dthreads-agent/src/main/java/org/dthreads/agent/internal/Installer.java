@@ -29,8 +29,16 @@ public final class Installer {
         RmiAgentSupport.install(inst, scope::includes);
         System.getLogger("org.dthreads.agent").log(System.Logger.Level.INFO, "dthreads " + version()
                 + " agent started: site " + Integer.toUnsignedString(DThreads.siteId()) + ", rewriting " + scope);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> System.getLogger("org.dthreads.agent")
-                .log(System.Logger.Level.DEBUG, "dthreads: " + monitors.summary()), "dthreads-summary"));
+        // -Ddthreads.debug=true prints the summary at exit. Straight to stderr: System.Logger's default
+        // (java.util.logging) hides DEBUG and resets its handlers in its own shutdown hook.
+        boolean debug = Boolean.getBoolean("dthreads.debug");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (debug) {
+                System.err.println("dthreads [INFO] summary: " + monitors.summary());
+            } else {
+                System.getLogger("org.dthreads.agent").log(System.Logger.Level.DEBUG, "dthreads: " + monitors.summary());
+            }
+        }, "dthreads-summary"));
     }
 
     private static String version() {
