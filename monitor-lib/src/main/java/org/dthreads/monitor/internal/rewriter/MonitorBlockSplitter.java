@@ -83,7 +83,7 @@ final class MonitorBlockSplitter {
     private static void splitOne(MethodNode method, AbstractInsnNode enter, Set<AbstractInsnNode> done) {
         InsnList code = method.instructions;
         int lock = lockSlot(enter, method);
-        TryCatchBlockNode any = anyHandlerStartingAfter(method, enter);
+        TryCatchBlockNode any = anyHandlerStartingAfter(method, enter, lock);
         AbstractInsnNode end = nextReal(any.handler);
         while (end != null && end.getOpcode() != Opcodes.ATHROW) {
             end = end.getNext();
@@ -226,13 +226,32 @@ final class MonitorBlockSplitter {
         throw new CannotRewriteException("monitorenter in " + method.name + " not in javac's shape (dup; astore; monitorenter)");
     }
 
-    private static TryCatchBlockNode anyHandlerStartingAfter(MethodNode method, AbstractInsnNode enter) {
+    /**
+     * The block's release handler: an "any" handler whose range starts right after the
+     * {@code monitorenter} and whose code is {@code astore T; aload L; monitorexit}. Checking the code
+     * matters: a {@code try/finally} (or try-with-resources) that opens the block has an "any" handler
+     * starting at the same place, and it may come first in the table.
+     */
+    private static TryCatchBlockNode anyHandlerStartingAfter(MethodNode method, AbstractInsnNode enter, int lock) {
         for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
-            if (tcb.type == null && nextReal(tcb.start) == nextReal(enter.getNext())) {
+            if (tcb.type == null && nextReal(tcb.start) == nextReal(enter.getNext()) && releases(tcb.handler, lock)) {
                 return tcb;
             }
         }
         throw new CannotRewriteException("synchronized block in " + method.name + " without javac's release handler");
+    }
+
+    private static boolean releases(LabelNode handler, int lock) {
+        AbstractInsnNode store = nextReal(handler);
+        if (!(store instanceof VarInsnNode s) || s.getOpcode() != Opcodes.ASTORE) {
+            return false;
+        }
+        AbstractInsnNode load = nextReal(store.getNext());
+        if (!(load instanceof VarInsnNode l) || l.getOpcode() != Opcodes.ALOAD || l.var != lock) {
+            return false;
+        }
+        AbstractInsnNode exit = nextReal(load.getNext());
+        return exit != null && exit.getOpcode() == Opcodes.MONITOREXIT;
     }
 
     private static void checkNoJumpsInto(MethodNode method, int from, int to) {
