@@ -17,7 +17,18 @@ public final class RmiAgentSupport {
 
     private RmiAgentSupport() {}
 
-    public static void install(Instrumentation inst, RmiTransformer.ScopeFilter scope) {
+    /**
+     * Package prefixes whose remote interfaces get no twins although they are in the agent's scope:
+     * interfaces used over RMI-IIOP on the GlassFish ORB, whose stub loading fails for an interface
+     * with twins ({@code PortableRemoteObject.narrow} returns null). Their IIOP calls carry the class
+     * through the ORB interceptor anyway.
+     */
+    public static final String NO_TWINS_PROPERTY = "dthreads.rmi.noTwins";
+
+    public static void install(Instrumentation inst, RmiTransformer.ScopeFilter agentScope) {
+        java.util.List<String> noTwins = java.util.Arrays.stream(System.getProperty(NO_TWINS_PROPERTY, "").split(","))
+                .map(String::trim).filter(p -> !p.isEmpty()).map(p -> p.replace('.', '/')).toList();
+        RmiTransformer.ScopeFilter scope = name -> agentScope.includes(name) && noTwins.stream().noneMatch(name::startsWith);
         Module javaRmi = java.rmi.Remote.class.getModule();
         Module hookModule;
         try {

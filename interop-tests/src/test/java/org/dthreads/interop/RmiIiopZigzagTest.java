@@ -1,0 +1,60 @@
+package org.dthreads.interop;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import example.zigzag.iiop.IiopHopSite;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.dthreads.junit.DeadlockEvidence;
+import org.dthreads.junit.Site;
+import org.dthreads.junit.SiteCluster;
+import org.dthreads.junit.SiteSpec;
+import org.dthreads.junit.SitesExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Zigzags over RMI-IIOP (GlassFish ORB, dynamic stubs, JDK 17). The RMI-IIOP interface is kept
+ * free of JRMP twins ({@code -Ddthreads.rmi.noTwins}): GlassFish cannot load a stub for an
+ * interface that has them. Identity travels in the IIOP service context.
+ */
+@ExtendWith(SitesExtension.class)
+class RmiIiopZigzagTest {
+
+    static List<Site> start(SiteCluster cluster, boolean dthreads, String... names) {
+        List<SiteSpec> specs = new ArrayList<>();
+        for (String name : names) {
+            SiteSpec spec = SiteSpec.app(name, IiopHopSite.class);
+            specs.add(dthreads ? spec.javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
+                    .systemProperty("dthreads.rmi.noTwins", "example.zigzag.iiop.") : spec);
+        }
+        return cluster.start(specs.toArray(SiteSpec[]::new));
+    }
+
+    @Test
+    void rmiIiopZigzagCompletesWithDthreads(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(30), () -> sites.get(0).run("route", "A,iiop:B,iiop:A"));
+        assertTrue(trail.split(" > ").length == 3, trail);
+    }
+
+    @Test
+    void controlWithoutDthreadsDeadlocksAtTheCallback(SiteCluster cluster) {
+        List<Site> sites = start(cluster, false, "A", "B");
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(4),
+                () -> sites.get(0).run("route", "A,iiop:B,iiop:A"));
+        // the callback reached A and blocks there: a real zigzag deadlock, not a request that never arrived
+        assertTrue(evidence.report("A").threadDump().contains("BLOCKED on example.zigzag.iiop.IiopHopSite$Node"),
+                evidence::toString);
+    }
+
+    @Test
+    void withoutTheExclusionGlassFishCannotLoadAStubForATwinnedInterface(SiteCluster cluster) {
+        List<Site> sites = cluster.start(SiteSpec.app("A", IiopHopSite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads"),
+                SiteSpec.app("B", IiopHopSite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads"));
+        AssertionError failed = org.junit.jupiter.api.Assertions.assertThrows(AssertionError.class,
+                () -> cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,iiop:B,iiop:A")));
+        assertTrue(failed.getMessage().contains("\"hop\" is null"), "narrow returned null: " + failed.getMessage());
+    }
+}
