@@ -5,33 +5,14 @@ until killed. With "--no-forward" it does not forward the context (the control c
 """
 import sys, threading
 import omniORB
-from omniORB import CORBA, PortableServer, interceptors
+from omniORB import CORBA, PortableServer
 import org.dthreads.iiop.testidl as T, org__POA.dthreads.iiop.testidl as TP
 
-# --- the recipe from docs/wire-format.md ---
-DT = 0x44540001
-ONEWAY_OPS = {"fire"}
-_current = threading.local()
-
-def server_receive(op, contexts):
-    _current.ctx = None
-    for ctx_id, data in contexts:
-        if ctx_id == DT:
-            _current.ctx = data
-
-def server_send(op, contexts, repo_id=None):
-    _current.ctx = None
-
-def client_send(op, contexts):
-    data = getattr(_current, "ctx", None)
-    if data is not None and op not in ONEWAY_OPS:
-        contexts.append((DT, data))
-
-interceptors.addServerReceiveRequest(server_receive)
-interceptors.addServerSendReply(server_send)
-interceptors.addServerSendException(server_send)
-if "--no-forward" not in sys.argv:
-    interceptors.addClientSendRequest(client_send)
+# --- the recipe: examples/omniorb-python/dthreads_forward.py, used as shipped ---
+import os
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "examples", "omniorb-python"))
+import dthreads_forward
+dthreads_forward.install(oneway_operations={"fire"}, forward="--no-forward" not in sys.argv)
 orb = CORBA.ORB_init([sys.argv[0], "-ORBendPoint", "giop:tcp:127.0.0.1:"])
 # --- end of recipe ---
 
@@ -43,11 +24,11 @@ class Hop(TP.Hop):
         return nxt.chainSame(me, nxt, depth - 1)
     def originate(self, nxt, cls):
         # a context made by omniORB's own CDR encoder: byte-order octet 01 on x86, padding left as is
-        _current.ctx = omniORB.cdrMarshal(CORBA.TC_longlong, cls)
+        dthreads_forward._current.context = omniORB.cdrMarshal(CORBA.TC_longlong, cls)
         try:
             return nxt.seen()
         finally:
-            _current.ctx = None
+            dthreads_forward._current.context = None
     def fire(self): pass
     def lastOneway(self): return 0
     def threadState(self): return []

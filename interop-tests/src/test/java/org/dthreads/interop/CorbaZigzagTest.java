@@ -43,6 +43,21 @@ class CorbaZigzagTest {
     }
 
     @Test
+    void onJdk25TheZigzagCompletesWithDthreadsAndDeadlocksWithout(SiteCluster cluster) {
+        java.nio.file.Path java25 = java.nio.file.Path.of(System.getProperty("dthreads.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"),
+                "bin", "java");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java25), "no JDK 25 at " + java25);
+        List<Site> with = cluster.start(
+                SiteSpec.app("A", CorbaHopSite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads").javaExecutable(java25),
+                SiteSpec.app("B", CorbaHopSite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads").javaExecutable(java25));
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> with.get(0).run("route", "A,B,A"));
+        assertTrue(trail.matches("A@.* > B@.* > A@.*"), trail);
+        List<Site> without = cluster.start(SiteSpec.app("C", CorbaHopSite.class).javaExecutable(java25),
+                SiteSpec.app("D", CorbaHopSite.class).javaExecutable(java25));
+        cluster.assertDeadlocksWithin(Duration.ofSeconds(4), () -> without.get(0).run("route", "C,D,C"));
+    }
+
+    @Test
     void threeSiteRingAndTenHopsCompleteWithDthreads(SiteCluster cluster) {
         List<Site> sites = start(cluster, true, "A", "B", "C");
         String ring = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,C,A"));
