@@ -8,7 +8,8 @@ package org.dthreads.monitor;
  * <p>The client side keeps, per (reference, class), the lease token returned by {@link #enter} and renews
  * it while held (at a third of the lease). Rewritten code reaches this SPI through the runtime for targets
  * the rewriter cannot prove local: {@code Monitors.isEmulated} is false for a stub's class (stubs are not
- * rewritten), and the rewriter's remote path calls the transport that {@link #handles} the reference.
+ * rewritten), and the rewriter's remote path calls the transport that {@link #handles} the reference
+ * ({@link RemoteMonitors#transportFor}); adapters register with {@link RemoteMonitors#register}.
  */
 public interface RemoteMonitorTransport {
 

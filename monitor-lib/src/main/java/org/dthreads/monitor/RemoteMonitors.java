@@ -1,0 +1,41 @@
+package org.dthreads.monitor;
+
+
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Where the adapters register their {@link RemoteMonitorTransport}, and where the rewriter's remote path
+ * finds the one that reaches a target. Registration is explicit (an adapter registers when it is
+ * installed): a service-loader look-up from the bootstrap class path could not see the adapters.
+ *
+ * <p>Thread-safe; look-ups do not lock. With monitor-lib on the bootstrap class path, adapters loaded
+ * parent-first link to the bootstrap copy of this class, so there is one registry per JVM.
+ */
+public final class RemoteMonitors {
+    private static final CopyOnWriteArrayList<RemoteMonitorTransport> TRANSPORTS = new CopyOnWriteArrayList<>();
+
+    private RemoteMonitors() {}
+
+    /** Adds {@code transport}; registering the same instance twice has no effect. */
+    public static void register(RemoteMonitorTransport transport) {
+        TRANSPORTS.addIfAbsent(java.util.Objects.requireNonNull(transport));
+    }
+
+    public static void unregister(RemoteMonitorTransport transport) {
+        TRANSPORTS.remove(transport);
+    }
+
+    /** The first registered transport that handles {@code target}, or {@code null} if it is local. */
+    public static RemoteMonitorTransport transportFor(Object target) {
+        for (RemoteMonitorTransport t : TRANSPORTS) {
+            try {
+                if (t.handles(target)) {
+                    return t;
+                }
+            } catch (RuntimeException e) {
+                // a broken transport must not break monitor operations on other objects
+            }
+        }
+        return null;
+    }
+}
