@@ -19,7 +19,10 @@ import org.objectweb.asm.tree.MethodNode;
  *       computed from the <em>original</em> bytes, since removing {@code ACC_SYNCHRONIZED} changes
  *       it, so rewritten and plain JVMs keep exchanging objects;</li>
  *   <li>{@link Marker}: adds {@code @org.dthreads.monitor.Rewritten} (how the runtime knows the
- *       class's instances may be emulated) and refuses a class that already has it;</li>
+ *       class's instances may be emulated) and refuses a class that already has it. Not on a class
+ *       with a {@code synchronized native} method: that method takes the JVM's monitor (it stays
+ *       native, flag kept), so the class's instances and {@code Class} object must stay native for
+ *       its other, rewritten, methods to exclude it;</li>
  *   <li>per method, in tree form: {@link JSRInlinerAdapter} (old class files),
  *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}; then
  *       {@link MonitorCallRewriter} on the way out.</li>
@@ -76,7 +79,11 @@ public final class MonitorRewriter {
                 }
             };
             int[] counts = new int[3]; // methods, blocks, calls
-            Marker marker = new Marker(new MethodRewriting(writer, counts, readVersion(reader)));
+            // A synchronized native method takes the JVM's monitor of this (or of the class): the
+            // class's instances and Class object must then stay native, so the other methods'
+            // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
+            Marker marker = new Marker(new MethodRewriting(writer, counts, readVersion(reader)),
+                    !hasSynchronizedNativeMethod(reader));
             ClassVisitor first = marker;
             if (needsPinnedSerialVersionUid(reader, hierarchy)) {
                 first = new SerialVersionUIDAdder(Opcodes.ASM9, marker) {};
@@ -96,6 +103,19 @@ public final class MonitorRewriter {
             @Override
             public AnnotationVisitor visitAnnotation(String descriptor, boolean visible) {
                 found[0] |= REWRITTEN_DESCRIPTOR.equals(descriptor);
+                return null;
+            }
+        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        return found[0];
+    }
+
+    private static boolean hasSynchronizedNativeMethod(ClassReader reader) {
+        boolean[] found = new boolean[1];
+        reader.accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+                int both = Opcodes.ACC_SYNCHRONIZED | Opcodes.ACC_NATIVE;
+                found[0] |= (access & both) == both;
                 return null;
             }
         }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
@@ -148,12 +168,16 @@ public final class MonitorRewriter {
                 && !self.equals("java/lang/Object");
     }
 
-    /** Adds the marker annotation (the caller has checked that the class does not carry it yet). */
+    /**
+     * Adds the marker annotation (the caller has checked that the class does not carry it yet), unless
+     * disabled (a class with a {@code synchronized native} method).
+     */
     private static final class Marker extends ClassVisitor {
         private boolean added;
 
-        Marker(ClassVisitor next) {
+        Marker(ClassVisitor next, boolean enabled) {
             super(Opcodes.ASM9, next);
+            this.added = !enabled;
         }
 
         private void addMarker() {

@@ -1,10 +1,13 @@
 package org.dthreads.monitor.internal.rewriter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.dthreads.monitor.Monitors;
 import org.dthreads.monitor.internal.rewriter.fixtures.ReflectiveMonitorCalls;
+import org.dthreads.monitor.internal.rewriter.fixtures.SynchronizedNative;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.objectweb.asm.ClassWriter;
@@ -24,6 +27,23 @@ class RewriterLimitsTest {
         assertEquals("IllegalMonitorStateException", rewritten.getMethod("reflectiveWait").invoke(null),
                 "the rewritten block holds the emulated monitor, not the JVM's");
         assertEquals("IllegalMonitorStateException", rewritten.getMethod("methodHandleNotifyAll").invoke(null));
+    }
+
+    @Test
+    void aClassWithASynchronizedNativeMethodKeepsTheJvmMonitorForItsJavaMethodsToo() throws Exception {
+        Class<?> rewritten = Class.forName(SynchronizedNative.class.getName(), true, new MonitorRewriterTest.RewritingLoader());
+        assertTrue((rewritten.getMethod("nativeOp").getModifiers() & java.lang.reflect.Modifier.SYNCHRONIZED) != 0,
+                "the native method keeps ACC_SYNCHRONIZED");
+        assertEquals(0, rewritten.getMethod("increment").getModifiers() & java.lang.reflect.Modifier.SYNCHRONIZED,
+                "the Java method is lowered");
+        assertFalse(rewritten.isAnnotationPresent(org.dthreads.monitor.Rewritten.class), "no marker");
+        Object o = rewritten.getConstructor().newInstance();
+        assertFalse(Monitors.isEmulated(o), "instances stay native");
+        assertFalse(Monitors.isEmulated(rewritten), "so does the Class object");
+        assertEquals(true, rewritten.getMethod("holdsNativeMonitor").invoke(o),
+                "the lowered method takes the native monitor, the one nativeOp takes");
+        assertEquals(1, rewritten.getMethod("increment").invoke(o));
+        assertEquals(2, rewritten.getMethod("incrementInBlock").invoke(o));
     }
 
     @Test

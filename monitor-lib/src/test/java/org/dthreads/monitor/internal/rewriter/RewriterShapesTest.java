@@ -200,6 +200,9 @@ class RewriterShapesTest {
             }
         }
         assertEquals(2, natives);
+        assertTrue(node.visibleAnnotations == null || node.visibleAnnotations.stream()
+                .noneMatch(a -> a.desc.equals(MonitorRewriter.REWRITTEN_DESCRIPTOR)),
+                "no @Rewritten: instances stay native, so the native method and the Java ones exclude each other");
     }
 
     static Map<String, byte[]> rewriteAll(Map<String, byte[]> original, ClassLoader loader) {
