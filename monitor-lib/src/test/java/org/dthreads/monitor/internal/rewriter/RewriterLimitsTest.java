@@ -44,6 +44,9 @@ class RewriterLimitsTest {
                 "the lowered method takes the native monitor, the one nativeOp takes");
         assertEquals(1, rewritten.getMethod("increment").invoke(o));
         assertEquals(2, rewritten.getMethod("incrementInBlock").invoke(o));
+        byte[] once = MonitorRewriterTest.rewrite(SynchronizedNative.class).bytes();
+        MonitorRewriter.Result twice = MonitorRewriter.rewrite(once, getClass().getClassLoader());
+        assertFalse(twice.rewritten(), "without the marker, a second rewrite stops at the split blocks: " + twice.skipReason());
     }
 
     @Test
