@@ -2,19 +2,13 @@ package example.zigzag.mixed;
 
 import java.rmi.registry.LocateRegistry;
 import java.rmi.server.UnicastRemoteObject;
-import java.util.Properties;
 import org.dthreads.junit.SiteApp;
+import example.zigzag.corba.Jacorb;
 import org.dthreads.junit.SiteContext;
-import org.omg.CORBA.ARG_IN;
-import org.omg.CORBA.Any;
-import org.omg.CORBA.NVList;
 import org.omg.CORBA.ORB;
-import org.omg.CORBA.Request;
 import org.omg.CORBA.ServerRequest;
-import org.omg.CORBA.TCKind;
 import org.omg.PortableServer.DynamicImplementation;
 import org.omg.PortableServer.POA;
-import org.omg.PortableServer.POAHelper;
 
 /**
  * A site reachable over Java RMI (JRMP) and over CORBA (JacORB), both entries ending in one
@@ -29,18 +23,8 @@ public final class MixedHopSite implements SiteApp {
 
     @Override
     public void start(SiteContext ctx) throws Exception {
-        Properties props = new Properties();
-        props.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
-        props.setProperty("org.omg.CORBA.ORBSingletonClass", "org.jacorb.orb.ORBSingleton");
-        props.setProperty("OAIAddr", ctx.host());
-        props.setProperty("OAPort", "0");
-        props.setProperty("jacorb.log.default.verbosity", "1");
-        if (ctx.args().contains("dthreads")) {
-            props.setProperty("org.omg.PortableInterceptor.ORBInitializerClass.org.dthreads.iiop.DThreadsOrbInitializer", "");
-        }
-        ORB orb = ORB.init(new String[0], props);
-        POA poa = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
-        poa.the_POAManager().activate();
+        ORB orb = Jacorb.orb(ctx, ctx.args().contains("dthreads"));
+        POA poa = Jacorb.rootPoa(orb);
         node = new Node(ctx, orb);
         ctx.publish("ior", orb.object_to_string(poa.servant_to_reference(new CorbaEntry(node, orb))));
         MixedHop stub = (MixedHop) UnicastRemoteObject.exportObject(node, 0);
@@ -95,16 +79,7 @@ public final class MixedHopSite implements SiteApp {
         }
 
         private String corba(String site, String route, int index, String trail) {
-            Request request = orb.string_to_object(ctx.peerEndpoint(site, "ior"))._request("forward");
-            request.add_in_arg().insert_string(route);
-            request.add_in_arg().insert_long(index);
-            request.add_in_arg().insert_string(trail);
-            request.set_return_type(orb.get_primitive_tc(TCKind.tk_string));
-            request.invoke();
-            if (request.env().exception() != null) {
-                throw new IllegalStateException("CORBA hop " + index + " failed", request.env().exception());
-            }
-            return request.return_value().extract_string();
+            return Jacorb.forward(orb, ctx.peerEndpoint(site, "ior"), route, index, trail);
         }
     }
 
@@ -120,24 +95,12 @@ public final class MixedHopSite implements SiteApp {
 
         @Override
         public void invoke(ServerRequest request) {
-            NVList args = orb.create_list(3);
-            Any route = orb.create_any();
-            route.type(orb.get_primitive_tc(TCKind.tk_string));
-            Any index = orb.create_any();
-            index.type(orb.get_primitive_tc(TCKind.tk_long));
-            Any trail = orb.create_any();
-            trail.type(orb.get_primitive_tc(TCKind.tk_string));
-            args.add_value("route", route, ARG_IN.value);
-            args.add_value("index", index, ARG_IN.value);
-            args.add_value("trail", trail, ARG_IN.value);
-            request.arguments(args);
-            Any result = orb.create_any();
+            Jacorb.ForwardArgs args = Jacorb.forwardArgs(orb, request);
             try {
-                result.insert_string(node.forward(route.extract_string(), index.extract_long(), trail.extract_string()));
+                Jacorb.reply(orb, request, node.forward(args.route(), args.index(), args.trail()));
             } catch (java.rmi.RemoteException e) {
                 throw new org.omg.CORBA.TRANSIENT(e.toString());
             }
-            request.set_result(result);
         }
 
         @Override
