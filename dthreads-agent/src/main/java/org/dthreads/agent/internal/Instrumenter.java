@@ -150,6 +150,7 @@ public final class Instrumenter {
             } else {
                 instrumentDirectory(input, temp, loader);
             }
+            keepPermissions(input, temp);
             moveIntoPlace(temp, output, jar);
             done = true;
             return report;
@@ -409,6 +410,15 @@ public final class Instrumenter {
             lastProgress = now;
             err.println("dthreads instrument: " + report.classesSeen + " classes (" + report.monitorRewritten
                     + " rewritten) ... " + entry);
+        }
+    }
+
+    /** Temporary files are created owner-only; the output gets the input's permissions instead. */
+    private static void keepPermissions(Path input, Path temp) {
+        try {
+            Files.setPosixFilePermissions(temp, Files.getPosixFilePermissions(input));
+        } catch (IOException | UnsupportedOperationException notPosix) {
+            // best effort: the output stays readable by its owner
         }
     }
 
