@@ -37,6 +37,12 @@ class Actor {
     /** The class the thread was acting for when its outermost outgoing call began. */
     volatile long outgoingClass;
     volatile int frozenHolds;
+    /**
+     * An interrupt of this thread that arrived while it was suspended in an outgoing call and found no
+     * emulated wait of its class to wake: taken by the next wait of the class on this site, or given back
+     * to this thread when its call returns (see {@link MonitorRuntime#interrupt}).
+     */
+    final java.util.concurrent.atomic.AtomicBoolean classInterruptPending = new java.util.concurrent.atomic.AtomicBoolean();
 
     private Hold hold;
     Object cachedKey;

@@ -457,10 +457,11 @@ final class Monitor {
             wakeEntrants(false);
         }
 
-        boolean interrupted = false;
+        // an interrupt kept for the class while we were registering: as if it came during the wait
+        boolean interrupted = MonitorRuntime.takeClassInterrupt(cls);
         boolean timed = timeoutNanos > 0;
         long deadline = timed ? System.nanoTime() + timeoutNanos : 0L;
-        while (node.state == WaitNode.WAITING) {
+        while (!interrupted && node.state == WaitNode.WAITING) {
             if (timed) {
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0L) {

@@ -38,6 +38,9 @@ public final class MonitorRuntime {
     private static final Map<Long, Set<WaitNode>> WAITS_BY_CLASS = new ConcurrentHashMap<>();
     /** Monitors where orphans of a class are parked, woken when a thread of the class suspends. */
     private static final Map<Long, Set<Monitor>> ORPHANS_BY_CLASS = new ConcurrentHashMap<>();
+    /** How many suspended actors keep an interrupt for their class: lets waits skip the look-up. */
+    private static final java.util.concurrent.atomic.AtomicInteger PENDING_CLASS_INTERRUPTS =
+            new java.util.concurrent.atomic.AtomicInteger();
     /** Leases granted to remote holders, by token. */
     private static final Map<Long, Lease> LEASES = new ConcurrentHashMap<>();
 
@@ -262,7 +265,7 @@ public final class MonitorRuntime {
         if (begun == Monitor.NOT_OWNER) {
             throw notOwner();
         }
-        if (Thread.interrupted()) {
+        if (Thread.interrupted() || takeClassInterrupt(cls)) {
             m.endTakeOver(me, begun);
             throw new InterruptedException();
         }
@@ -320,30 +323,58 @@ public final class MonitorRuntime {
     }
 
     /**
-     * {@code t.interrupt()} as rewritten code calls it: interrupts {@code t}, and, if {@code t} is blocked
-     * in an outgoing remote call, every emulated wait on this site of the class it is calling for (a
-     * callback thread waiting for that class is that logical thread). Forwarding the interrupt to the
-     * sites the call went to is the adapters' job (a later issue).
+     * {@code t.interrupt()} as rewritten code calls it. A thread that is not in an outgoing remote call is
+     * simply interrupted. A thread suspended in an outgoing call stands for its class, whose activity is
+     * elsewhere: the interrupt goes to the class's emulated wait on this site if there is one (a callback
+     * thread waiting for that class is that logical thread, and throws {@code InterruptedException}); if
+     * there is none it is kept for the class, taken by the next wait of the class on this site, or, if
+     * none comes, given back to {@code t} when its call returns. So one interrupt is delivered once, as in
+     * the single-threaded program. Forwarding it to the sites the call went to is the adapters' part (a
+     * later issue).
      */
     public static void interrupt(Thread t) {
-        t.interrupt();
+        Actor suspended = SUSPENDED.get(t);
+        if (suspended == null) {
+            t.interrupt();
+            return;
+        }
         try {
-            Actor suspended = SUSPENDED.get(t);
-            if (suspended == null) {
-                return;
-            }
-            Set<WaitNode> waits = WAITS_BY_CLASS.get(suspended.outgoingClass);
-            if (waits == null) {
-                return;
-            }
-            for (WaitNode w : waits) {
-                if (w.thread != t && w.state == WaitNode.WAITING) {
-                    w.thread.interrupt();
+            long cls = suspended.outgoingClass;
+            Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
+            if (waits != null) {
+                for (WaitNode w : waits) {
+                    if (w.thread != t && w.state == WaitNode.WAITING) {
+                        w.thread.interrupt();
+                        return;
+                    }
                 }
+            }
+            if (suspended.classInterruptPending.compareAndSet(false, true)) {
+                PENDING_CLASS_INTERRUPTS.incrementAndGet();
+            }
+            if (!SUSPENDED.containsKey(t) && suspended.classInterruptPending.compareAndSet(true, false)) {
+                // the call returned meanwhile: deliver to the thread itself
+                PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                t.interrupt();
             }
         } catch (Throwable e) {
             LOG.error("interrupt-routing-failed", "dthreads: routing an interrupt to emulated waits failed: " + e);
+            t.interrupt();
         }
+    }
+
+    /** Takes an interrupt kept for {@code cls} (see {@link #interrupt}); true if there was one. */
+    static boolean takeClassInterrupt(long cls) {
+        if (PENDING_CLASS_INTERRUPTS.get() == 0) {
+            return false;
+        }
+        for (Actor a : SUSPENDED.values()) {
+            if (a.outgoingClass == cls && a.classInterruptPending.compareAndSet(true, false)) {
+                PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                return true;
+            }
+        }
+        return false;
     }
 
     // ================= hooks for the adapters =================
@@ -379,6 +410,10 @@ public final class MonitorRuntime {
             }
             if (me.outgoingCalls == 0) {
                 SUSPENDED.remove(me.thread);
+                if (me.classInterruptPending.compareAndSet(true, false)) {
+                    PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                    Thread.currentThread().interrupt(); // nobody of the class waited meanwhile: it is ours
+                }
             }
         } catch (Throwable t) {
             LOG.error("outgoing-end-failed", "dthreads: recording the end of an outgoing call failed: " + t);
