@@ -200,9 +200,10 @@ public final class Monitors {
     }
 
     /**
-     * {@code t.interrupt()}: interrupts {@code t} and, if {@code t} is blocked in an outgoing remote call,
-     * the emulated waits on this site of the class it calls for (its callback threads). Forwarding to other
-     * sites is a later issue.
+     * {@code t.interrupt()}. A thread blocked in an outgoing remote call ({@link OutgoingCalls}) stands for
+     * its class: the interrupt goes to that class's emulated wait on this site (a callback thread), or is
+     * kept for the class's next wait here, or is given back to {@code t} when its call returns; any other
+     * thread is simply interrupted. Forwarding to other sites is a later issue.
      */
     public static void interrupt(Thread t) {
         if (!DELEGATES) {
