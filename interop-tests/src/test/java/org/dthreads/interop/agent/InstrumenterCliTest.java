@@ -89,7 +89,7 @@ class InstrumenterCliTest {
         Result r = instrument("--cp", AGENT.toString(), in.toString(), out.toString());
         assertEquals(0, r.exit(), r::describe);
         assertTrue(r.err().contains("WARNING: app.jar is signed; its signature is removed"), r::describe);
-        assertTrue(r.out().contains("remote interfaces twinned: 1"), r::describe);
+        assertTrue(r.out().contains("remote interfaces twinned: 2"), r::describe);
         assertTrue(r.out().contains("resources copied: 2"), r::describe); // manifest, app.properties
         assertTrue(r.out().contains("signature files removed: 2"), r::describe);
         try (JarFile jar = new JarFile(out.toFile())) {
@@ -110,6 +110,23 @@ class InstrumenterCliTest {
         assertEquals(0, twice.exit(), twice::describe);
         assertTrue(twice.out().contains("rewritten (monitors): 0 "), twice::describe);
         assertTrue(twice.out().contains("already rewritten"), twice::describe);
+    }
+
+    @Test
+    void twinnedRemoteInterfaceWorksWithoutTheAgentAndIsNotTwinnedAgainWithIt() throws IOException {
+        Path in = ForkedJvm.fixtures(tmp.resolve("in"));
+        Path out = tmp.resolve("out");
+        Result r = instrument("-q", in.toString(), out.toString());
+        assertEquals(0, r.exit(), r::describe);
+        assertTrue(r.out().contains("remote interfaces twinned: 2"), r::describe); // Greeter, EchoSite.Echo
+        Result plain = java("-cp", in.toString(), "example.conformance.EchoSite");
+        assertEquals(List.of("echo hi, held true", "methods: [echo]"), plain.lines(), plain::describe);
+        Result offline = java("-cp", classPath(out, AGENT), "example.conformance.EchoSite");
+        assertEquals(0, offline.exit(), offline::describe);
+        assertEquals("echo hi, held true", offline.lines().get(0), offline::describe);
+        assertTrue(offline.lines().get(1).matches("methods: \\[echo, echo\\S+\\]"), offline::describe);
+        Result both = java("-javaagent:" + AGENT, "-cp", out.toString(), "example.conformance.EchoSite");
+        assertEquals(offline.lines(), both.lines(), both::describe);
     }
 
     /** A class the rewriter refuses: a static synchronized method in a Java 1.4 class file. */
