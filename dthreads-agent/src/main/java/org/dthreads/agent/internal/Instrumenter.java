@@ -199,6 +199,9 @@ public final class Instrumenter {
             } catch (IOException e) {
                 throw new InstrumentException("not a readable jar: " + input + " (" + describe(e) + ")", true, e);
             }
+        } else if (!Files.exists(output) && output.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jar")) {
+            throw new InstrumentException("the input is a directory, so the output is one too; not a jar: " + output
+                    + " (jar the directory first, or name a directory)", true, null);
         } else if (Files.exists(output)) {
             if (!Files.isDirectory(output)) {
                 throw new InstrumentException("the input is a directory but the output is a file: " + output, true, null);

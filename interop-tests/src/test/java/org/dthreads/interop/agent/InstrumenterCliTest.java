@@ -222,6 +222,10 @@ class InstrumenterCliTest {
         Result inside = instrument(classes.toString(), classes.resolve("sub").toString());
         assertEquals(2, inside.exit(), inside::describe);
 
+        Result dirToJar = instrument(classes.toString(), out.resolve("classes.jar").toString());
+        assertEquals(2, dirToJar.exit(), dirToJar::describe);
+        assertTrue(dirToJar.err().contains("not a jar"), dirToJar::describe);
+
         Path file = tmp.resolve("a-file");
         Files.writeString(file, "x");
         Result unwritable = instrument(classes.toString(), file.resolve("out").toString());
