@@ -24,6 +24,9 @@ public final class EchoSite {
         Echo stub = (Echo) UnicastRemoteObject.exportObject(impl, 0);
         try {
             System.out.println(stub.echo("hi"));
+            EchoLegacyStub legacy = new EchoLegacyStub(
+                    ((java.rmi.server.RemoteObject) java.lang.reflect.Proxy.getInvocationHandler(stub)).getRef());
+            System.out.println("legacy stub: " + legacy.echo("there"));
             System.out.println("methods: " + Arrays.stream(Echo.class.getMethods())
                     .map(m -> m.getName().startsWith("echo") ? m.getName() : "?").sorted().toList());
         } finally {
