@@ -31,7 +31,7 @@ public final class EchoLegacyStub extends java.rmi.server.RemoteStub implements 
     }
 
     /** The JRMP method hash: the first 8 bytes (little-endian) of the SHA-1 of the UTF name and descriptor. */
-    static long hash(String nameAndDescriptor) throws IOException, NoSuchAlgorithmException {
+    public static long hash(String nameAndDescriptor) throws IOException, NoSuchAlgorithmException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         try (DataOutputStream out = new DataOutputStream(bytes)) {
             out.writeUTF(nameAndDescriptor);

@@ -89,7 +89,7 @@ class InstrumenterCliTest {
         Result r = instrument("--cp", AGENT.toString(), in.toString(), out.toString());
         assertEquals(0, r.exit(), r::describe);
         assertTrue(r.err().contains("WARNING: app.jar is signed; its signature is removed"), r::describe);
-        assertTrue(r.out().contains("remote interfaces twinned: 2"), r::describe);
+        assertTrue(r.out().contains("remote interfaces twinned: 3"), r::describe);
         assertTrue(r.out().contains("resources copied: 2"), r::describe); // manifest, app.properties
         assertTrue(r.out().contains("signature files removed: 2"), r::describe);
         try (JarFile jar = new JarFile(out.toFile())) {
@@ -118,8 +118,8 @@ class InstrumenterCliTest {
         Path out = tmp.resolve("out");
         Result r = instrument("-q", in.toString(), out.toString());
         assertEquals(0, r.exit(), r::describe);
-        assertTrue(r.out().contains("remote interfaces twinned: 2"), r::describe); // Greeter, EchoSite.Echo
-        assertTrue(r.out().contains("legacy stubs patched: 1"), r::describe); // EchoLegacyStub
+        assertTrue(r.out().contains("remote interfaces twinned: 3"), r::describe); // Greeter, EchoSite.Echo, IdentitySite.Who
+        assertTrue(r.out().contains("legacy stubs patched: 2"), r::describe); // EchoLegacyStub, IdentitySite.WhoLegacyStub
         Result plain = java("-cp", in.toString(), "example.conformance.EchoSite");
         assertEquals(List.of("echo hi, held true", "legacy stub: echo there, held true", "methods: [echo]"),
                 plain.lines(), plain::describe);
@@ -129,6 +129,27 @@ class InstrumenterCliTest {
         assertTrue(offline.lines().get(2).matches("methods: \\[echo, echo\\S+\\]"), offline::describe);
         Result both = java("-javaagent:" + AGENT, "-cp", out.toString(), "example.conformance.EchoSite");
         assertEquals(offline.lines(), both.lines(), both::describe);
+    }
+
+    /**
+     * Offline, without the agent: legacy static stubs carry the caller's class (patched in the jar),
+     * dynamic proxies do not (the JDK's RemoteObjectInvocationHandler is patched by the agent only);
+     * with the agent both do.
+     */
+    @Test
+    void offlineLegacyStubsCarryTheCallersClassProxiesNeedTheAgent() throws IOException {
+        Path in = ForkedJvm.fixtures(tmp.resolve("in"));
+        Path out = tmp.resolve("out");
+        assertEquals(0, instrument("-q", in.toString(), out.toString()).exit());
+        String main = "example.conformance.IdentitySite";
+        Result offline = java("-cp", classPath(out, AGENT), main);
+        assertEquals(List.of("proxy carries the caller's class: false", "legacy stub carries the caller's class: true"),
+                offline.lines(), offline::describe);
+        Result agent = java("-javaagent:" + AGENT, "-cp", in.toString(), main);
+        assertEquals(List.of("proxy carries the caller's class: true", "legacy stub carries the caller's class: true"),
+                agent.lines(), agent::describe);
+        Result both = java("-javaagent:" + AGENT, "-cp", out.toString(), main);
+        assertEquals(agent.lines(), both.lines(), both::describe);
     }
 
     /** A class the rewriter refuses: a static synchronized method in a Java 1.4 class file. */
