@@ -67,6 +67,8 @@ public final class IdentitySite {
             long caller = DThreads.currentClass();
             System.out.println("proxy carries the caller's class: " + (proxy.who() == caller));
             System.out.println("legacy stub carries the caller's class: " + (legacy.who() == caller));
+            System.out.println("wrapped proxy carries the caller's class: "
+                    + (org.dthreads.rmi.DThreadsRmi.wrap(proxy).who() == caller));
         } finally {
             UnicastRemoteObject.unexportObject(impl, true);
         }

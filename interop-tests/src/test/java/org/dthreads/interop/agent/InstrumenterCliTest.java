@@ -133,8 +133,8 @@ class InstrumenterCliTest {
 
     /**
      * Offline, without the agent: legacy static stubs carry the caller's class (patched in the jar),
-     * dynamic proxies do not (the JDK's RemoteObjectInvocationHandler is patched by the agent only);
-     * with the agent both do.
+     * dynamic proxies do not (the JDK's RemoteObjectInvocationHandler is patched by the agent only)
+     * unless wrapped with {@code DThreadsRmi.wrap}; with the agent all do.
      */
     @Test
     void offlineLegacyStubsCarryTheCallersClassProxiesNeedTheAgent() throws IOException {
@@ -143,11 +143,11 @@ class InstrumenterCliTest {
         assertEquals(0, instrument("-q", in.toString(), out.toString()).exit());
         String main = "example.conformance.IdentitySite";
         Result offline = java("-cp", classPath(out, AGENT), main);
-        assertEquals(List.of("proxy carries the caller's class: false", "legacy stub carries the caller's class: true"),
-                offline.lines(), offline::describe);
+        assertEquals(List.of("proxy carries the caller's class: false", "legacy stub carries the caller's class: true",
+                "wrapped proxy carries the caller's class: true"), offline.lines(), offline::describe);
         Result agent = java("-javaagent:" + AGENT, "-cp", in.toString(), main);
-        assertEquals(List.of("proxy carries the caller's class: true", "legacy stub carries the caller's class: true"),
-                agent.lines(), agent::describe);
+        assertEquals(List.of("proxy carries the caller's class: true", "legacy stub carries the caller's class: true",
+                "wrapped proxy carries the caller's class: true"), agent.lines(), agent::describe);
         Result both = java("-javaagent:" + AGENT, "-cp", out.toString(), main);
         assertEquals(agent.lines(), both.lines(), both::describe);
     }
