@@ -42,6 +42,9 @@ import org.objectweb.asm.tree.VarInsnNode;
  * blocks are then split in both copies. Anything else (code from other compilers, jumps into a
  * block) throws {@link CannotRewriteException}: the class stays untouched rather than half-done.
  *
+ * <p>The emulated copy's release handler does not cover itself (javac's does): an exit that fails
+ * there propagates instead of being retried for ever.
+ *
  * <p>Frames are stripped; the class writer recomputes them.
  */
 final class MonitorBlockSplitter {
@@ -134,7 +137,7 @@ final class MonitorBlockSplitter {
         dispatch.add(new JumpInsnNode(Opcodes.IFNE, emulated));
         code.insertBefore(enter, dispatch);
         code.insert(end, copy);
-        method.tryCatchBlocks = exceptionTableWithCopy(method, code.indexOf(enter), code.indexOf(end), labels, emulated,
+        method.tryCatchBlocks = exceptionTableWithCopy(method, code.indexOf(enter), code.indexOf(end), any.handler, labels, emulated,
                 copyEnd);
         done.add(enter);
     }
@@ -158,7 +161,7 @@ final class MonitorBlockSplitter {
      * </ul>
      */
     private static List<TryCatchBlockNode> exceptionTableWithCopy(MethodNode method, int from, int to,
-            Map<LabelNode, LabelNode> labels, LabelNode copyStart, LabelNode copyEnd) {
+            LabelNode releaseHandler, Map<LabelNode, LabelNode> labels, LabelNode copyStart, LabelNode copyEnd) {
         InsnList code = method.instructions;
         List<TryCatchBlockNode> table = new ArrayList<>();
         for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
@@ -174,6 +177,13 @@ final class MonitorBlockSplitter {
                             + method.name);
                 }
                 table.add(tcb);
+                if (tcb.handler == releaseHandler && start >= code.indexOf(releaseHandler)) {
+                    // javac's release handler covers its own monitorexit and re-runs it on any exception.
+                    // The emulated copy drops that self-cover: Monitors.exit throws only if the class does
+                    // not own the monitor (its binding changed inside the block), and re-running it would
+                    // spin for ever; the exception propagates instead.
+                    continue;
+                }
                 table.add(copyOf(tcb, labels.get(tcb.start), coversAthrow ? copyEnd : labels.get(tcb.end),
                         labels.get(tcb.handler)));
             } else if (!overlaps || (coversEnter && coversAthrow)) {

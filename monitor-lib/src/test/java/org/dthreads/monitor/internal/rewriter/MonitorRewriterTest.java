@@ -157,6 +157,15 @@ class MonitorRewriterTest {
     }
 
     @Test
+    @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void anExitUnderAnotherClassThrowsInsteadOfSpinningInTheReleaseHandler() throws Exception {
+        Class<?> rewritten = Class.forName(FIXTURES + "BindingMisuse", true, new RewritingLoader());
+        assertEquals("IllegalMonitorStateException", rewritten.getMethod("exitUnderAnotherClass").invoke(null));
+        assertEquals("no exception", org.dthreads.monitor.internal.rewriter.fixtures.BindingMisuse.exitUnderAnotherClass(),
+                "javac's code with the JVM's monitor: the binding does not matter");
+    }
+
+    @Test
     void aStackOverflowInsideABlockLeavesTheMonitorFree() throws Exception {
         Object rewritten = newRewritten(Counter.class);
         assertEquals(true, call(rewritten, "overflowInside"));
