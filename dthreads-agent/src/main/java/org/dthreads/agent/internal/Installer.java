@@ -21,6 +21,13 @@ public final class Installer {
 
     /** Called reflectively by {@code DThreadsAgent}. */
     public static void install(Instrumentation inst, String agentArgs) {
+        String broken = selfTest();
+        if (broken != null) {
+            System.getLogger("org.dthreads.agent").log(System.Logger.Level.ERROR, "dthreads: this agent jar cannot"
+                    + " rewrite classes (" + broken + "); the application runs without dthreads. Rebuild the agent"
+                    + " with ./mvnw -B install (a partial build can leave out a dependency).");
+            return;
+        }
         AgentScope scope = AgentScope.from(agentArgs);
         Module runtimeModule = DThreads.class.getModule(); // the bootstrap loader's unnamed module
         MonitorTransformer monitors = new MonitorTransformer(scope::includes);
@@ -39,6 +46,24 @@ public final class Installer {
                 System.getLogger("org.dthreads.agent").log(System.Logger.Level.DEBUG, "dthreads: " + monitors.summary());
             }
         }, "dthreads-summary"));
+    }
+
+    /**
+     * Rewrites a small class of the agent's own before installing anything, so that an agent jar that
+     * cannot rewrite (a dependency left out by a partial build) says so instead of silently leaving
+     * every class native. Returns the problem, or null.
+     */
+    static String selfTest() {
+        try (java.io.InputStream in = Installer.class.getResourceAsStream("SelfTestTarget.class")) {
+            if (in == null) {
+                return "SelfTestTarget.class missing";
+            }
+            org.dthreads.monitor.internal.rewriter.MonitorRewriter.Result r =
+                    org.dthreads.monitor.internal.rewriter.MonitorRewriter.rewrite(in.readAllBytes(), Installer.class.getClassLoader());
+            return r.rewritten() && r.synchronizedMethods() == 1 ? null : "self-test not rewritten: " + r.skipReason();
+        } catch (Throwable t) {
+            return t.toString();
+        }
     }
 
     private static String version() {
