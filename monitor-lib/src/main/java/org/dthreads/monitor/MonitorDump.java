@@ -70,7 +70,12 @@ public final class MonitorDump {
         }
     }
 
-    /** The busy emulated monitors of this site, now (weakly consistent across monitors). */
+    /**
+     * The busy emulated monitors of this site, now (weakly consistent across monitors).
+     *
+     * @return an unmodifiable list with one entry per busy monitor; empty if there is none, or if the
+     *         runtime could not be read (the failure is logged)
+     */
     @SuppressWarnings("unchecked")
     public static List<Entry> snapshot() {
         List<Object[]> rows;
@@ -88,7 +93,12 @@ public final class MonitorDump {
         return Collections.unmodifiableList(out);
     }
 
-    /** The snapshot as text, one monitor a line. */
+    /**
+     * The snapshot as text, one monitor a line.
+     *
+     * @return a header line with the number of busy monitors, then one indented line per
+     *         {@link #snapshot()} entry, each line ending in a newline
+     */
     public static String text() {
         List<Entry> entries = snapshot();
         StringBuilder sb = new StringBuilder("dthreads emulated monitors: ").append(entries.size()).append(" busy\n");

@@ -65,7 +65,13 @@ public final class Monitors {
         return BootDelegation.staticMethod(MonitorRuntime.class, name, type);
     }
 
-    /** Whether {@code o}'s monitor is emulated (else the JVM's). @throws NullPointerException if null */
+    /**
+     * Whether {@code o}'s monitor is emulated (else the JVM's).
+     *
+     * @param o the object whose monitor is asked about
+     * @return {@code true} if {@code o}'s monitor is emulated by dthreads, {@code false} if it is the JVM's
+     * @throws NullPointerException if {@code o} is null
+     */
     public static boolean isEmulated(Object o) {
         if (!DELEGATES) {
             return MonitorRuntime.isEmulated(o);
@@ -79,7 +85,12 @@ public final class Monitors {
         }
     }
 
-    /** {@code monitorenter}: blocks until the calling class owns {@code o}'s monitor; re-entrant. */
+    /**
+     * {@code monitorenter}: blocks until the calling class owns {@code o}'s monitor; re-entrant.
+     *
+     * @param o the object whose monitor to enter (always emulated, whatever {@link #isEmulated} says)
+     * @throws NullPointerException if {@code o} is null
+     */
     public static void enter(Object o) {
         if (!DELEGATES) {
             MonitorRuntime.enter(o);
@@ -98,6 +109,10 @@ public final class Monitors {
      * {@code monitorexit}: releases one level. Throws only {@link NullPointerException} and
      * {@link IllegalMonitorStateException}; never an error from inside the runtime (see
      * {@code MonitorRuntime.exit}), because javac's handler around a {@code monitorexit} would loop on it.
+     *
+     * @param o the object whose emulated monitor to release one level of
+     * @throws NullPointerException if {@code o} is null
+     * @throws IllegalMonitorStateException if the calling thread's class does not own {@code o}'s monitor
      */
     public static void exit(Object o) {
         if (!DELEGATES) {
@@ -130,17 +145,50 @@ public final class Monitors {
         }
     }
 
-    /** {@code o.wait()}. */
+    /**
+     * {@code o.wait()}: releases {@code o}'s monitor (the whole depth) and waits, without timeout, to be
+     * notified or interrupted, then re-enters it at the same depth.
+     *
+     * @param o the object to wait on; the calling thread's class must own its monitor
+     * @throws NullPointerException if {@code o} is null
+     * @throws IllegalMonitorStateException if the calling thread's class does not own {@code o}'s monitor
+     * @throws InterruptedException if the calling thread (or, for an emulated monitor, its class) is
+     *         interrupted before or while waiting
+     */
     public static void waitOn(Object o) throws InterruptedException {
         waitOn(o, 0L, 0);
     }
 
-    /** {@code o.wait(timeoutMillis)}. */
+    /**
+     * {@code o.wait(timeoutMillis)}: as {@link #waitOn(Object)}, but also returns once the timeout elapses.
+     *
+     * @param o the object to wait on; the calling thread's class must own its monitor
+     * @param timeoutMillis the longest time to wait, in milliseconds; 0 waits without timeout
+     * @throws NullPointerException if {@code o} is null
+     * @throws IllegalArgumentException if {@code timeoutMillis} is negative
+     * @throws IllegalMonitorStateException if the calling thread's class does not own {@code o}'s monitor
+     * @throws InterruptedException if the calling thread (or, for an emulated monitor, its class) is
+     *         interrupted before or while waiting
+     */
     public static void waitOn(Object o, long timeoutMillis) throws InterruptedException {
         waitOn(o, timeoutMillis, 0);
     }
 
-    /** {@code o.wait(timeoutMillis, nanos)}. */
+    /**
+     * {@code o.wait(timeoutMillis, nanos)}: as {@link #waitOn(Object, long)}, with the JVM's checks in the
+     * JVM's order (null, bad timeout, not owner, pending interrupt).
+     *
+     * @param o the object to wait on; the calling thread's class must own its monitor
+     * @param timeoutMillis the longest time to wait, in milliseconds; 0 (with {@code nanos} 0) waits
+     *        without timeout
+     * @param nanos additional time, in nanoseconds, 0 to 999999; as in {@code Object.wait(long, int)} a
+     *        non-zero value adds one millisecond to the timeout
+     * @throws NullPointerException if {@code o} is null
+     * @throws IllegalArgumentException if {@code timeoutMillis} is negative or {@code nanos} is out of range
+     * @throws IllegalMonitorStateException if the calling thread's class does not own {@code o}'s monitor
+     * @throws InterruptedException if the calling thread (or, for an emulated monitor, its class) is
+     *         interrupted before or while waiting
+     */
     public static void waitOn(Object o, long timeoutMillis, int nanos) throws InterruptedException {
         if (!DELEGATES) {
             MonitorRuntime.waitFor(o, timeoutMillis, nanos);
@@ -155,7 +203,13 @@ public final class Monitors {
         }
     }
 
-    /** {@code o.notify()}. */
+    /**
+     * {@code o.notify()}: wakes one class waiting on {@code o}, if any.
+     *
+     * @param o the object to notify on; the calling thread's class must own its monitor
+     * @throws NullPointerException if {@code o} is null
+     * @throws IllegalMonitorStateException if the calling thread's class does not own {@code o}'s monitor
+     */
     public static void notifyOne(Object o) {
         if (!DELEGATES) {
             MonitorRuntime.notifyOne(o);
@@ -170,7 +224,13 @@ public final class Monitors {
         }
     }
 
-    /** {@code o.notifyAll()}. */
+    /**
+     * {@code o.notifyAll()}: wakes every class waiting on {@code o}.
+     *
+     * @param o the object to notify on; the calling thread's class must own its monitor
+     * @throws NullPointerException if {@code o} is null
+     * @throws IllegalMonitorStateException if the calling thread's class does not own {@code o}'s monitor
+     */
     public static void notifyAll(Object o) {
         if (!DELEGATES) {
             MonitorRuntime.notifyAll(o);
@@ -185,7 +245,14 @@ public final class Monitors {
         }
     }
 
-    /** {@code Thread.holdsLock(o)}: whether the calling thread's class owns {@code o}'s monitor. */
+    /**
+     * {@code Thread.holdsLock(o)}: whether the calling thread's class owns {@code o}'s monitor.
+     *
+     * @param o the object whose monitor is asked about
+     * @return {@code true} if the calling thread's class owns {@code o}'s monitor (for a native-mode
+     *         object: if the calling thread holds its JVM monitor)
+     * @throws NullPointerException if {@code o} is null
+     */
     public static boolean holdsLock(Object o) {
         if (!DELEGATES) {
             return MonitorRuntime.holdsLock(o);
@@ -204,6 +271,8 @@ public final class Monitors {
      * its class: the interrupt goes to that class's emulated wait on this site (a callback thread), or is
      * kept for the class's next wait here, or is given back to {@code t} when its call returns; any other
      * thread is simply interrupted. Forwarding to other sites is a later issue.
+     *
+     * @param t the thread to interrupt
      */
     public static void interrupt(Thread t) {
         if (!DELEGATES) {

@@ -32,6 +32,10 @@ public final class OutgoingCalls {
 
     private OutgoingCalls() {}
 
+    /**
+     * Marks the calling thread as suspended in an outgoing remote call, until the matching {@link #end()}.
+     * Call it just before the call is sent; never throws.
+     */
     public static void begin() {
         if (!DELEGATES) {
             MonitorRuntime.beginOutgoingCall();
@@ -44,6 +48,10 @@ public final class OutgoingCalls {
         }
     }
 
+    /**
+     * Ends the calling thread's innermost outgoing call begun with {@link #begin()}; once the outermost one
+     * ends the thread is no longer suspended. Call it in a {@code finally} after the call; never throws.
+     */
     public static void end() {
         if (!DELEGATES) {
             MonitorRuntime.endOutgoingCall();

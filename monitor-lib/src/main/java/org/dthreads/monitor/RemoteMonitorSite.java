@@ -42,6 +42,15 @@ public final class RemoteMonitorSite {
      * Class {@code threadClass} at {@code peer} enters the monitor of local object {@code target}; blocks
      * until it may. Returns the lease token (the same token, one level deeper, on re-entry by the same class
      * from the same peer).
+     *
+     * @param target the local object whose monitor the remote class enters
+     * @param threadClass the remote caller's thread equivalence class
+     * @param peer identifies the caller's site; re-entry is recognised only from the same peer
+     * @param leaseMillis how long the lease stays valid after each operation or renewal, in milliseconds
+     *        (at least 1; see {@link #DEFAULT_LEASE_MILLIS})
+     * @return the lease token, never 0, to pass to the other methods
+     * @throws NullPointerException if {@code target} is null
+     * @throws IllegalArgumentException if {@code threadClass} is not a valid thread class
      */
     public static long enter(Object target, long threadClass, String peer, long leaseMillis) {
         try {
@@ -53,7 +62,13 @@ public final class RemoteMonitorSite {
         }
     }
 
-    /** Extends the lease; false if it already expired (the holder has lost the monitor). */
+    /**
+     * Extends the lease; false if it already expired (the holder has lost the monitor).
+     *
+     * @param token the lease token returned by {@link #enter}
+     * @return {@code true} if the lease was valid and has been extended; {@code false} if it expired, is
+     *         unknown, or the runtime could not be reached
+     */
     public static boolean renew(long token) {
         try {
             return (boolean) RENEW.invokeExact(token);
@@ -62,7 +77,12 @@ public final class RemoteMonitorSite {
         }
     }
 
-    /** Releases one level. @throws IllegalMonitorStateException if the lease expired or is unknown */
+    /**
+     * Releases one level. Releasing the last level ends the lease.
+     *
+     * @param token the lease token returned by {@link #enter}
+     * @throws IllegalMonitorStateException if the lease expired or is unknown
+     */
     public static void exit(long token) {
         try {
             EXIT.invokeExact(token);
@@ -73,7 +93,20 @@ public final class RemoteMonitorSite {
         }
     }
 
-    /** The holder's {@code wait(timeoutMillis, nanos)}, run on the calling server thread. */
+    /**
+     * The holder's {@code wait(timeoutMillis, nanos)}, run on the calling server thread. The monitor is
+     * released while waiting, as a local wait releases it, but the lease cannot expire while the call is
+     * pending; it is renewed when the wait ends.
+     *
+     * @param token the lease token returned by {@link #enter}
+     * @param timeoutMillis the longest time to wait, in milliseconds; 0 (with {@code nanos} 0) waits
+     *        without timeout
+     * @param nanos additional time, in nanoseconds, 0 to 999999
+     * @throws IllegalArgumentException if {@code timeoutMillis} is negative or {@code nanos} is out of range
+     * @throws IllegalMonitorStateException if the lease expired or is unknown, or its class does not own
+     *         the monitor
+     * @throws InterruptedException if the holder's class is interrupted before or while waiting
+     */
     public static void await(long token, long timeoutMillis, int nanos) throws InterruptedException {
         try {
             WAIT.invokeExact(token, timeoutMillis, nanos);
@@ -84,7 +117,14 @@ public final class RemoteMonitorSite {
         }
     }
 
-    /** The holder's {@code notify()} ({@code all = false}) or {@code notifyAll()}. */
+    /**
+     * The holder's {@code notify()} ({@code all = false}) or {@code notifyAll()}; renews the lease.
+     *
+     * @param token the lease token returned by {@link #enter}
+     * @param all {@code true} to wake every waiting class ({@code notifyAll}), {@code false} to wake one
+     * @throws IllegalMonitorStateException if the lease expired or is unknown, or its class does not own
+     *         the monitor
+     */
     public static void notify(long token, boolean all) {
         try {
             NOTIFY.invokeExact(token, all);
@@ -95,7 +135,11 @@ public final class RemoteMonitorSite {
         }
     }
 
-    /** The holder's connection is gone: revoke its lease now. */
+    /**
+     * The holder's connection is gone: revoke its lease now. Best effort; never throws.
+     *
+     * @param token the lease token returned by {@link #enter}; an unknown token is ignored
+     */
     public static void cancel(long token) {
         try {
             CANCEL.invokeExact(token);
@@ -104,7 +148,13 @@ public final class RemoteMonitorSite {
         }
     }
 
-    /** Whether the lease is valid and its class owns the monitor. */
+    /**
+     * Whether the lease is valid and its class owns the monitor.
+     *
+     * @param token the lease token returned by {@link #enter}
+     * @return {@code true} if the lease is known, not expired, and its class owns the monitor;
+     *         {@code false} otherwise, or if the runtime could not be reached
+     */
     public static boolean holds(long token) {
         try {
             return (boolean) HOLDS.invokeExact(token);

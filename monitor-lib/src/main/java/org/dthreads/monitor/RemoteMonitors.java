@@ -16,16 +16,34 @@ public final class RemoteMonitors {
 
     private RemoteMonitors() {}
 
-    /** Adds {@code transport}; registering the same instance twice has no effect. */
+    /**
+     * Adds {@code transport}; registering the same instance twice has no effect.
+     *
+     * @param transport the transport to consult for remote targets, after those registered before it
+     * @throws NullPointerException if {@code transport} is null
+     */
     public static void register(RemoteMonitorTransport transport) {
         TRANSPORTS.addIfAbsent(java.util.Objects.requireNonNull(transport));
     }
 
+    /**
+     * Removes {@code transport}, so that {@link #transportFor} no longer returns it; no effect if it is not
+     * registered.
+     *
+     * @param transport the transport to remove
+     */
     public static void unregister(RemoteMonitorTransport transport) {
         TRANSPORTS.remove(transport);
     }
 
-    /** The first registered transport that handles {@code target}, or {@code null} if it is local. */
+    /**
+     * The first registered transport that handles {@code target}, or {@code null} if it is local.
+     * A transport whose {@link RemoteMonitorTransport#handles} throws is skipped.
+     *
+     * @param target the object a monitor operation is about
+     * @return the first transport, in registration order, that handles {@code target}; {@code null} if
+     *         none does (the target is treated as local)
+     */
     public static RemoteMonitorTransport transportFor(Object target) {
         for (RemoteMonitorTransport t : TRANSPORTS) {
             try {

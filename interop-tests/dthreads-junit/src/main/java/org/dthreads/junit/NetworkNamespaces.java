@@ -112,6 +112,8 @@ public final class NetworkNamespaces implements AutoCloseable {
     /**
      * Whether this machine lets the kit create namespaces: Linux, the {@code ip} tool, and a probe
      * that creates a namespace and a veth pair into it, then deletes both. Cached per JVM.
+     *
+     * @return whether namespaces are available, with a human-readable reason (why not, or what works)
      */
     public static Availability availability() {
         Availability a = availability;
@@ -177,6 +179,7 @@ public final class NetworkNamespaces implements AutoCloseable {
      * Creates the hub namespace, its bridge and the link from the test's namespace. Removes stale
      * namespaces of dead test JVMs first.
      *
+     * @return the new set of namespaces, to be closed by the caller (which deletes them)
      * @throws IllegalStateException if the machine does not allow it (see {@link #availability()})
      */
     public static NetworkNamespaces create() {
@@ -210,12 +213,20 @@ public final class NetworkNamespaces implements AutoCloseable {
         ipOrThrow("link", "set", rootLink, "up");
     }
 
-    /** The test JVM's address on the segment, {@code 10.231.N.1}. */
+    /**
+     * The test JVM's address on the segment, {@code 10.231.N.1}.
+     *
+     * @return the IPv4 address, without prefix length, at which sites in the namespaces reach the test JVM
+     */
     public String hostAddress() {
         return "10.231." + subnet + ".1";
     }
 
-    /** The namespaces added so far. */
+    /**
+     * The namespaces added so far.
+     *
+     * @return an immutable copy of the namespaces created by {@link #add}, in the order they were added
+     */
     public synchronized List<Namespace> namespaces() {
         return List.copyOf(namespaces);
     }
@@ -224,6 +235,7 @@ public final class NetworkNamespaces implements AutoCloseable {
      * Adds a namespace for one site, with address {@code 10.231.N.(k+2)} for the k-th namespace.
      *
      * @param label a short label (letters and digits) that ends up in the namespace's name
+     * @return the new namespace, with its name and its address on the segment
      */
     public synchronized Namespace add(String label) {
         if (closed) {

@@ -404,55 +404,97 @@ public final class Site {
 
     // ------------------------------------------------------------------ public API
 
-    /** The site's name. */
+    /**
+     * The site's name.
+     *
+     * @return the name from the site's {@link SiteSpec}, unique within its cluster
+     */
     public String name() {
         return spec.name();
     }
 
-    /** The spec it was started from. */
+    /**
+     * The spec it was started from.
+     *
+     * @return the site's spec
+     */
     public SiteSpec spec() {
         return spec;
     }
 
-    /** The site JVM's process id (with a network namespace too: {@code ip netns exec} execs java). */
+    /**
+     * The site JVM's process id (with a network namespace too: {@code ip netns exec} execs java).
+     *
+     * @return the operating system's process id of the site JVM
+     */
     public long pid() {
         return process.pid();
     }
 
-    /** The site's process, for {@link ProcessHandle#descendants()} and the like. */
+    /**
+     * The site's process, for {@link ProcessHandle#descendants()} and the like.
+     *
+     * @return a handle to the site JVM's process
+     */
     public ProcessHandle processHandle() {
         return process.toHandle();
     }
 
-    /** Whether the site JVM is running. */
+    /**
+     * Whether the site JVM is running.
+     *
+     * @return {@code true} if the site's process has not exited
+     */
     public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** The exit code once the site has ended. */
+    /**
+     * The exit code once the site has ended.
+     *
+     * @return the process's exit value, or empty while it is still running
+     */
     public OptionalInt exitCode() {
         return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
     }
 
-    /** Time from launching the JVM to its READY line, or empty if it is not ready (yet). */
+    /**
+     * Time from launching the JVM to its READY line, or empty if it is not ready (yet).
+     *
+     * @return the site's startup time, or empty if it has not reported ready
+     */
     public java.util.Optional<Duration> startupTime() {
         long r = readyNanos;
         return r == 0 ? java.util.Optional.empty() : java.util.Optional.of(Duration.ofNanos(r - launchedNanos));
     }
 
-    /** Time since the JVM was launched. */
+    /**
+     * Time since the JVM was launched.
+     *
+     * @return the time elapsed since the site's process was launched (still growing after it exits)
+     */
     public Duration uptime() {
         return Duration.ofNanos(System.nanoTime() - launchedNanos);
     }
 
-    /** The endpoints published so far. */
+    /**
+     * The endpoints published so far.
+     *
+     * @return an immutable copy of the endpoints the site has published, by key
+     */
     public Map<String, String> endpoints() {
         synchronized (endpoints) {
             return Map.copyOf(endpoints);
         }
     }
 
-    /** The endpoint {@code key}, waiting up to 10 s for the site to publish it. */
+    /**
+     * The endpoint {@code key}, waiting up to 10 s for the site to publish it.
+     *
+     * @param key the name under which the site publishes the endpoint
+     * @return the endpoint's value
+     * @throws SiteException if it does not arrive in time or the site dies first
+     */
     public String endpoint(String key) {
         return endpoint(key, Duration.ofSeconds(10));
     }
@@ -460,6 +502,9 @@ public final class Site {
     /**
      * The endpoint {@code key}, waiting up to {@code timeout} for the site to publish it.
      *
+     * @param key the name under which the site publishes the endpoint
+     * @param timeout how long to wait for the site to publish it
+     * @return the endpoint's value
      * @throws SiteException if it does not arrive in time or the site dies first
      */
     public String endpoint(String key, Duration timeout) {
@@ -494,6 +539,8 @@ public final class Site {
      * {@link SiteCluster#assertCompletesWithin} or {@link SiteCluster#assertDeadlocksWithin} to
      * bound it.
      *
+     * @param step the name the step was registered under with {@link SiteContext#step}
+     * @param args the arguments passed to the step's {@link SiteContext.Step#run}
      * @return what the step returned
      * @throws SiteException if the step threw (with the site-side stack trace), the site has no
      *     such step or no control channel, or the site died
@@ -502,7 +549,16 @@ public final class Site {
         return run(null, step, args);
     }
 
-    /** {@link #run(String, String...)} with a bound; throws {@link SiteException} when it passes. */
+    /**
+     * {@link #run(String, String...)} with a bound; throws {@link SiteException} when it passes.
+     *
+     * @param timeout how long to wait for the step's result; null waits without a bound
+     * @param step the name the step was registered under with {@link SiteContext#step}
+     * @param args the arguments passed to the step's {@link SiteContext.Step#run}
+     * @return what the step returned (empty if it returned null)
+     * @throws SiteException if the step did not finish within {@code timeout}, threw (with the site-side
+     *     stack trace), the site has no such step or no control channel, or the site died
+     */
     public String run(Duration timeout, String step, String... args) {
         if (!controlEnabled && hello.isDone()) {
             throw new SiteException(name(), "site " + name() + " has no control channel (SiteSpec.controlChannel(false))");
@@ -530,6 +586,10 @@ public final class Site {
      * the site's control thread first (it answers even when the application is deadlocked); taken
      * from outside with {@code jcmd <pid> Thread.print} or {@code jstack} when the site does not
      * answer within {@code timeout}. Never throws: failures are described in the text.
+     *
+     * @param timeout how long to wait for the site's own answer before dumping it from outside
+     * @return the thread dump, or a sentence saying why there is none (for example that the site is not
+     *     running)
      */
     public String threadDump(Duration timeout) {
         if (!process.isAlive()) {
@@ -551,7 +611,11 @@ public final class Site {
         return ThreadDumps.dumpExternal(pid(), spec.javaExecutable(), Duration.ofSeconds(10));
     }
 
-    /** {@link #threadDump(Duration)} with a 3 s bound on the in-site answer. */
+    /**
+     * {@link #threadDump(Duration)} with a 3 s bound on the in-site answer.
+     *
+     * @return the thread dump, or a sentence saying why there is none
+     */
     public String threadDump() {
         return threadDump(Duration.ofSeconds(3));
     }
@@ -559,6 +623,9 @@ public final class Site {
     /**
      * The site's dthreads monitor dump, or a sentence saying why there is none (no monitor runtime
      * on the site's class path, no answer within {@code timeout}, site not running). Never throws.
+     *
+     * @param timeout how long to wait for the site's answer
+     * @return the text of the site's {@code MonitorDump}, or a sentence saying why there is none
      */
     public String monitorDump(Duration timeout) {
         if (!process.isAlive()) {
@@ -577,22 +644,41 @@ public final class Site {
         }
     }
 
-    /** {@link #monitorDump(Duration)} with a 3 s bound. */
+    /**
+     * {@link #monitorDump(Duration)} with a 3 s bound.
+     *
+     * @return the site's monitor dump, or a sentence saying why there is none
+     */
     public String monitorDump() {
         return monitorDump(Duration.ofSeconds(3));
     }
 
-    /** The last lines (at most 200) of the site's standard output, protocol lines excluded. */
+    /**
+     * The last lines (at most 200) of the site's standard output, protocol lines excluded.
+     *
+     * @return the lines, each ending in a newline, after a {@code [... N earlier lines dropped]} line when
+     *     older ones were dropped; empty if there were none
+     */
     public String stdoutTail() {
         return stdoutTail.render("");
     }
 
-    /** The last lines (at most 200) of the site's standard error. */
+    /**
+     * The last lines (at most 200) of the site's standard error.
+     *
+     * @return the lines, each ending in a newline, after a {@code [... N earlier lines dropped]} line when
+     *     older ones were dropped; empty if there were none
+     */
     public String stderrTail() {
         return stderrTail.render("");
     }
 
-    /** A snapshot for diagnostics: dumps, tails, state. Never throws. */
+    /**
+     * A snapshot for diagnostics: dumps, tails, state. Never throws.
+     *
+     * @return a report with the site's state, endpoints, thread and monitor dumps (each bounded to 3 s)
+     *     and output tails
+     */
     public SiteReport report() {
         boolean alive = process.isAlive();
         String threads = threadDump();
@@ -612,6 +698,8 @@ public final class Site {
      * Asks the site to exit with {@code code} ({@code System.exit}, forced after 2 s) and waits up to
      * {@code timeout} for it to end. The cluster then treats its end as expected.
      *
+     * @param code the exit status the site passes to {@code System.exit}
+     * @param timeout how long to wait for the site's process to end
      * @return whether it ended in time
      */
     public boolean exit(int code, Duration timeout) {

@@ -19,6 +19,9 @@ public interface SiteApp {
     /**
      * Sets the site up. Throwing fails the site's start: the test sees the exception's stack trace
      * in the failure message.
+     *
+     * @param context the site's view of the runtime, to publish endpoints and register steps with
+     * @throws Exception if the site cannot be set up; the site's start then fails
      */
     void start(SiteContext context) throws Exception;
 }

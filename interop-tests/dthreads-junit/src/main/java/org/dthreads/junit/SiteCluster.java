@@ -58,31 +58,59 @@ public final class SiteCluster implements AutoCloseable {
 
         private Builder() {}
 
-        /** How long a batch of sites may take to report ready (default 30 s, counted from launch). */
+        /**
+         * How long a batch of sites may take to report ready (default 30 s, counted from launch).
+         *
+         * @param d the ready timeout
+         * @return this builder
+         * @throws NullPointerException if {@code d} is null
+         */
         public Builder readyTimeout(Duration d) {
             readyTimeout = Objects.requireNonNull(d);
             return this;
         }
 
-        /** How long a killed site gets between SIGTERM and SIGKILL (default 1 s). */
+        /**
+         * How long a killed site gets between SIGTERM and SIGKILL (default 1 s).
+         *
+         * @param d the grace period
+         * @return this builder
+         * @throws NullPointerException if {@code d} is null
+         */
         public Builder killGrace(Duration d) {
             killGrace = Objects.requireNonNull(d);
             return this;
         }
 
-        /** How long a site gets to answer a dump request before jcmd is used (default 3 s). */
+        /**
+         * How long a site gets to answer a dump request before jcmd is used (default 3 s).
+         *
+         * @param d the dump timeout
+         * @return this builder
+         * @throws NullPointerException if {@code d} is null
+         */
         public Builder dumpTimeout(Duration d) {
             dumpTimeout = Objects.requireNonNull(d);
             return this;
         }
 
-        /** How often the scenario assertions poll (default 10 ms). */
+        /**
+         * How often the scenario assertions poll (default 10 ms).
+         *
+         * @param d the polling interval
+         * @return this builder
+         * @throws NullPointerException if {@code d} is null
+         */
         public Builder pollInterval(Duration d) {
             pollInterval = Objects.requireNonNull(d);
             return this;
         }
 
-        /** A new cluster with these options. */
+        /**
+         * A new cluster with these options.
+         *
+         * @return a new, empty cluster with its own temporary directory; close it when done
+         */
         public SiteCluster build() {
             return new SiteCluster(this);
         }
@@ -120,24 +148,46 @@ public final class SiteCluster implements AutoCloseable {
         this.cleanup = Cleanup.register(this::emergencyStop);
     }
 
-    /** Options for a cluster. */
+    /**
+     * Options for a cluster.
+     *
+     * @return a new builder with the default options
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The cluster's temporary directory (deleted by {@link #close()}). */
+    /**
+     * The cluster's temporary directory (deleted by {@link #close()}).
+     *
+     * @return the path of the directory, created when the cluster was built
+     */
     public Path tempDir() {
         return tempDir;
     }
 
     // ------------------------------------------------------------------ starting
 
-    /** Starts one site and waits until it is ready. */
+    /**
+     * Starts one site and waits until it is ready; see {@link #start(List)}.
+     *
+     * @param spec the site to start; its name must not be used by a site already started
+     * @return the started, ready site
+     * @throws AssertionError if the site dies before it is ready or is not ready in time; every site of
+     *     the cluster has then been killed
+     */
     public Site start(SiteSpec spec) {
         return start(List.of(spec)).get(0);
     }
 
-    /** Starts sites in parallel and waits until all are ready; see {@link #start(List)}. */
+    /**
+     * Starts sites in parallel and waits until all are ready; see {@link #start(List)}.
+     *
+     * @param specs the sites to start; their names must be distinct and not used by a site already started
+     * @return the sites, in the order of {@code specs}
+     * @throws AssertionError if a site dies before it is ready or is not ready in time; every site of
+     *     the cluster has then been killed
+     */
     public List<Site> start(SiteSpec... specs) {
         return start(List.of(specs));
     }
@@ -146,10 +196,13 @@ public final class SiteCluster implements AutoCloseable {
      * Launches every spec's JVM at once, then waits until each reports ready, within the ready
      * timeout counted from launch.
      *
+     * @param specs the sites to start; their names must be distinct and not used by a site already started
      * @return the sites, in the order of {@code specs}
      * @throws AssertionError if a site dies before it is ready (the message has its exit code,
      *     start failure and stderr tail) or is not ready in time (the message has its dumps); every
      *     site of the cluster has then been killed
+     * @throws IllegalArgumentException if two sites would have the same name
+     * @throws IllegalStateException if the cluster is closed
      */
     public List<Site> start(List<SiteSpec> specs) {
         if (closed) {
@@ -180,13 +233,23 @@ public final class SiteCluster implements AutoCloseable {
         return started;
     }
 
-    /** The site named {@code name}. */
+    /**
+     * The site named {@code name}.
+     *
+     * @param name the name of a site started in this cluster
+     * @return the site with that name
+     * @throws IllegalArgumentException if no site of this cluster has that name
+     */
     public Site site(String name) {
         return sites.stream().filter(s -> s.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no site named " + name + " in " + sites));
     }
 
-    /** All sites started so far, in start order. */
+    /**
+     * All sites started so far, in start order.
+     *
+     * @return an immutable copy of the list of sites
+     */
     public List<Site> sites() {
         return List.copyOf(sites);
     }
@@ -218,6 +281,9 @@ public final class SiteCluster implements AutoCloseable {
     /**
      * Runs {@code scenario} and asserts that it completes within {@code bound}.
      *
+     * @param <T> the type of the scenario's result
+     * @param bound how long the scenario may take
+     * @param scenario the test code to run, typically calls into the sites
      * @return the scenario's result
      * @throws AssertionError if it does not complete in time, throws, or a site dies meanwhile; the
      *     message holds every site's thread dump, monitor dump and output tails, and every site has
@@ -251,6 +317,8 @@ public final class SiteCluster implements AutoCloseable {
      *
      * <p>All sites are killed afterwards in every case (a deadlocked cluster is of no further use).
      *
+     * @param bound how long the scenario is given before it counts as stuck
+     * @param scenario the test code to run, expected to deadlock
      * @return the dumps of every site, taken while stuck
      * @throws AssertionError if the scenario completes or fails, or a site dies, within the bound
      *     or while the evidence is being collected
@@ -393,7 +461,11 @@ public final class SiteCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ diagnostics and cleanup
 
-    /** A {@link SiteReport} of every site, collected in parallel. Never throws. */
+    /**
+     * A {@link SiteReport} of every site, collected in parallel. Never throws.
+     *
+     * @return one report per site, in start order; a site whose report failed gets a report that says so
+     */
     public List<SiteReport> reports() {
         List<Site> snapshot = List.copyOf(sites);
         List<CompletableFuture<SiteReport>> fs = new ArrayList<>();
@@ -423,7 +495,11 @@ public final class SiteCluster implements AutoCloseable {
         return out;
     }
 
-    /** Every site's report, rendered: what the assertion failures contain. */
+    /**
+     * Every site's report, rendered: what the assertion failures contain.
+     *
+     * @return the concatenated {@link SiteReport#format()} of {@link #reports()}
+     */
     public String diagnostics() {
         StringBuilder sb = new StringBuilder();
         reports().forEach(r -> sb.append(r.format()));
@@ -451,6 +527,11 @@ public final class SiteCluster implements AutoCloseable {
     /**
      * Makes {@code resource} close with this cluster, after the sites are killed (for example the
      * {@link NetworkNamespaces} the sites run in). Resources close in reverse order of adding.
+     *
+     * @param <C> the resource's type
+     * @param resource the resource to close with the cluster
+     * @return {@code resource}, for chaining
+     * @throws NullPointerException if {@code resource} is null
      */
     public synchronized <C extends AutoCloseable> C closeWith(C resource) {
         owned.push(Objects.requireNonNull(resource));
@@ -495,7 +576,11 @@ public final class SiteCluster implements AutoCloseable {
         cleanup.unregister();
     }
 
-    /** Whether {@link #close()} has been called. */
+    /**
+     * Whether {@link #close()} has been called.
+     *
+     * @return {@code true} once the cluster is closed
+     */
     public boolean isClosed() {
         return closed;
     }

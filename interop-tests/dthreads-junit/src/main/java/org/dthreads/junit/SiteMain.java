@@ -19,7 +19,11 @@ public final class SiteMain {
 
     private SiteMain() {}
 
-    /** Starts the site; see the class comment for the arguments. */
+    /**
+     * Starts the site; see the class comment for the arguments.
+     *
+     * @param args {@code <site-name> <token> app|main <class-name> [args...]}, as written by the kit
+     */
     public static void main(String[] args) {
         SiteRuntimeImpl.main(args);
     }

@@ -23,12 +23,29 @@ import java.util.OptionalInt;
 public record SiteReport(String siteName, long pid, boolean alive, OptionalInt exitCode, Duration uptime,
         Map<String, String> endpoints, String threadDump, String monitorDump, String stdoutTail, String stderrTail) {
 
-    /** Copies {@code endpoints}. */
+    /**
+     * Copies {@code endpoints}.
+     *
+     * @param siteName    the site's name
+     * @param pid         the site JVM's process id
+     * @param alive       whether the site was running when the snapshot was taken
+     * @param exitCode    its exit code when it was not
+     * @param uptime      time since it was launched
+     * @param endpoints   the endpoints it published; copied into an immutable map
+     * @param threadDump  its thread dump, or why there is none
+     * @param monitorDump its dthreads monitor dump, or why there is none
+     * @param stdoutTail  the last lines of its standard output (protocol lines excluded)
+     * @param stderrTail  the last lines of its standard error
+     */
     public SiteReport {
         endpoints = Map.copyOf(endpoints);
     }
 
-    /** Number of threads the thread dump shows {@code BLOCKED} on a monitor. */
+    /**
+     * Number of threads the thread dump shows {@code BLOCKED} on a monitor.
+     *
+     * @return how many threads of {@link #threadDump()} are in state {@code BLOCKED}
+     */
     public int blockedThreadCount() {
         int n = 0;
         for (String line : threadDump.split("\n")) {
@@ -41,7 +58,12 @@ public record SiteReport(String siteName, long pid, boolean alive, OptionalInt e
         return n;
     }
 
-    /** A multi-line rendering for failure messages. */
+    /**
+     * A multi-line rendering for failure messages.
+     *
+     * @return a header line with the site's name, pid, state and uptime, then its endpoints, thread dump,
+     *         monitor dump and output tails
+     */
     public String format() {
         StringBuilder sb = new StringBuilder();
         sb.append("===== site ").append(siteName).append(" (pid ").append(pid).append(", ")

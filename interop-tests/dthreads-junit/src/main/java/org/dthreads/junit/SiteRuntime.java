@@ -16,6 +16,7 @@ public final class SiteRuntime {
     /**
      * This site's context.
      *
+     * @return the context of the site this JVM runs
      * @throws IllegalStateException if this JVM was not started by the kit's {@link SiteMain}
      */
     public static SiteContext context() {
@@ -26,7 +27,11 @@ public final class SiteRuntime {
         return rt;
     }
 
-    /** Whether this JVM is a site started by the kit. */
+    /**
+     * Whether this JVM is a site started by the kit.
+     *
+     * @return {@code true} if this JVM was started by the kit's {@link SiteMain}
+     */
     public static boolean isSite() {
         return SiteRuntimeImpl.current() != null;
     }

@@ -45,7 +45,11 @@ public final class SitesExtension
         this(null);
     }
 
-    /** An extension whose clusters are built from {@code options}. */
+    /**
+     * An extension whose clusters are built from {@code options}.
+     *
+     * @param options the builder each cluster is built with; null means the default options
+     */
     public SitesExtension(SiteCluster.Builder options) {
         this.options = options;
     }
