@@ -20,6 +20,29 @@ final class MonitorCallRewriter extends MethodVisitor {
         super(Opcodes.ASM9, next);
     }
 
+    /**
+     * Whether {@code method} looks up {@code wait}, {@code notify} or {@code notifyAll} by name through
+     * reflection or method handles (a string constant with that name and a {@code getMethod},
+     * {@code getDeclaredMethod} or {@code findVirtual} call). Such calls cannot be rewritten: they act
+     * on the JVM's monitor, so on an emulated object they throw {@code IllegalMonitorStateException}
+     * even inside a {@code synchronized} block. Cheap and approximate: for a warning, not a decision.
+     */
+    static boolean looksUpMonitorMethodsReflectively(org.objectweb.asm.tree.MethodNode method) {
+        boolean name = false;
+        boolean lookup = false;
+        for (org.objectweb.asm.tree.AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
+            if (insn instanceof org.objectweb.asm.tree.LdcInsnNode ldc && ldc.cst instanceof String s
+                    && (s.equals("wait") || s.equals("notify") || s.equals("notifyAll"))) {
+                name = true;
+            } else if (insn instanceof org.objectweb.asm.tree.MethodInsnNode call
+                    && ((call.owner.equals("java/lang/Class") && (call.name.equals("getMethod") || call.name.equals("getDeclaredMethod")))
+                            || (call.owner.equals("java/lang/invoke/MethodHandles$Lookup") && call.name.equals("findVirtual")))) {
+                lookup = true;
+            }
+        }
+        return name && lookup;
+    }
+
     /** How many calls of {@code method} this visitor would replace. */
     static int countSites(org.objectweb.asm.tree.MethodNode method) {
         int sites = 0;

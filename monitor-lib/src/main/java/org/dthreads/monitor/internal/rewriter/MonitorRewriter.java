@@ -40,7 +40,7 @@ public final class MonitorRewriter {
 
     /** The outcome of one class. */
     public record Result(byte[] bytes, String skipReason, int synchronizedMethods, int synchronizedBlocks,
-            int monitorCalls) {
+            int monitorCalls, java.util.List<String> reflectiveMonitorLookups) {
         public boolean rewritten() {
             return bytes != null;
         }
@@ -79,17 +79,18 @@ public final class MonitorRewriter {
                 }
             };
             int[] counts = new int[3]; // methods, blocks, calls
+            java.util.List<String> reflective = new java.util.ArrayList<>();
             // A synchronized native method takes the JVM's monitor of this (or of the class): the
             // class's instances and Class object must then stay native, so the other methods'
             // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
-            Marker marker = new Marker(new MethodRewriting(writer, counts, readVersion(reader)),
+            Marker marker = new Marker(new MethodRewriting(writer, counts, reflective, readVersion(reader)),
                     !hasSynchronizedNativeMethod(reader));
             ClassVisitor first = marker;
             if (needsPinnedSerialVersionUid(reader, hierarchy)) {
                 first = new SerialVersionUIDAdder(Opcodes.ASM9, marker) {};
             }
             reader.accept(first, ClassReader.SKIP_FRAMES);
-            return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2]);
+            return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2], java.util.List.copyOf(reflective));
         } catch (CannotRewriteException | ClassHierarchy.UnknownTypeException e) {
             return skipped(e.getMessage());
         } catch (RuntimeException | LinkageError e) {
@@ -123,7 +124,7 @@ public final class MonitorRewriter {
     }
 
     private static Result skipped(String reason) {
-        return new Result(null, reason, 0, 0, 0);
+        return new Result(null, reason, 0, 0, 0, java.util.List.of());
     }
 
     private static int readVersion(ClassReader reader) {
@@ -238,12 +239,14 @@ public final class MonitorRewriter {
     /** Per method: JSR inlining, lowering of synchronized methods, block splitting, call rewriting. */
     private static final class MethodRewriting extends ClassVisitor {
         private final int[] counts;
+        private final java.util.List<String> reflective;
         private final int classVersion;
         private String owner;
 
-        MethodRewriting(ClassVisitor next, int[] counts, int classVersion) {
+        MethodRewriting(ClassVisitor next, int[] counts, java.util.List<String> reflective, int classVersion) {
             super(Opcodes.ASM9, next);
             this.counts = counts;
+            this.reflective = reflective;
             this.classVersion = classVersion;
         }
 
@@ -264,6 +267,9 @@ public final class MonitorRewriter {
                 public void visitEnd() {
                     super.visitEnd();
                     counts[2] += MonitorCallRewriter.countSites(this); // before splitting makes copies
+                    if (MonitorCallRewriter.looksUpMonitorMethodsReflectively(this)) {
+                        reflective.add(name);
+                    }
                     if (lower) {
                         SynchronizedMethodLowering.lower(this, owner, classVersion);
                         counts[0]++;

@@ -35,6 +35,12 @@ public final class MonitorTransformer implements ClassFileTransformer {
         }
         MonitorRewriter.Result result = MonitorRewriter.rewrite(bytes, loader);
         if (result.rewritten()) {
+            if (!result.reflectiveMonitorLookups().isEmpty()) {
+                LOG.warn("reflective-wait:" + className, "dthreads: " + className.replace('/', '.') + " looks up wait/notify"
+                        + " by reflection or method handle (in " + result.reflectiveMonitorLookups() + "); such calls act on"
+                        + " the JVM's monitor, not the emulated one, and throw IllegalMonitorStateException on an emulated"
+                        + " object even inside synchronized");
+            }
             rewritten.incrementAndGet();
             sites.addAndGet(result.sites());
             return result.bytes();

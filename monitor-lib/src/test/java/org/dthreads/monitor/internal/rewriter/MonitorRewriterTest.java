@@ -197,6 +197,14 @@ class MonitorRewriterTest {
     }
 
     @Test
+    void reflectiveWaitAndNotifyLookupsAreReportedPerMethod() throws Exception {
+        MonitorRewriter.Result reflective = rewrite(org.dthreads.monitor.internal.rewriter.fixtures.ReflectiveMonitorCalls.class);
+        assertTrue(reflective.rewritten());
+        assertEquals(2, reflective.reflectiveMonitorLookups().size(), reflective.reflectiveMonitorLookups()::toString);
+        assertEquals(List.of(), rewrite(Counter.class).reflectiveMonitorLookups(), "plain monitor code is not reported");
+    }
+
+    @Test
     void aRewrittenClassIsNotRewrittenTwice() throws Exception {
         byte[] once = rewrite(Counter.class).bytes();
         MonitorRewriter.Result twice = MonitorRewriter.rewrite(once, getClass().getClassLoader());
