@@ -44,9 +44,7 @@ class CorbaZigzagTest {
 
     @Test
     void onJdk25TheZigzagCompletesWithDthreadsAndDeadlocksWithout(SiteCluster cluster) {
-        java.nio.file.Path java25 = java.nio.file.Path.of(System.getProperty("dthreads.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"),
-                "bin", "java");
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java25), "no JDK 25 at " + java25);
+        java.nio.file.Path java25 = Jdk25.javaOrSkip();
         List<Site> with = cluster.start(
                 SiteSpec.app("A", CorbaHopSite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads").javaExecutable(java25),
                 SiteSpec.app("B", CorbaHopSite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads").javaExecutable(java25));

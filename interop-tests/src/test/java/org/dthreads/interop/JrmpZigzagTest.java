@@ -14,7 +14,6 @@ import org.dthreads.junit.Site;
 import org.dthreads.junit.SiteCluster;
 import org.dthreads.junit.SiteSpec;
 import org.dthreads.junit.SitesExtension;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -61,8 +60,7 @@ class JrmpZigzagTest {
 
     @Test
     void twoSiteZigzagOnJdk25CompletesWithDthreadsAndDeadlocksWithout(SiteCluster cluster) {
-        Path java25 = Path.of(System.getProperty("dthreads.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java");
-        Assumptions.assumeTrue(Files.isExecutable(java25), "no JDK 25 at " + java25 + " (set -Ddthreads.jdk25=...)");
+        Path java25 = Jdk25.javaOrSkip();
         List<Site> with = cluster.start(SiteSpec.app("A", HopSite.class).javaAgent(AGENT).javaExecutable(java25),
                 SiteSpec.app("B", HopSite.class).javaAgent(AGENT).javaExecutable(java25));
         String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> with.get(0).run("route", "A,B,A"));
