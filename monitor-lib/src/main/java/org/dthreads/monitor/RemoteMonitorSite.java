@@ -18,16 +18,37 @@ import org.dthreads.monitor.internal.MonitorRuntime;
  * <p>Every method runs on the calling server thread and blocks it as a local entrant or waiter would.
  */
 public final class RemoteMonitorSite {
-    private static final MethodHandle ENTER = handle("remoteEnter",
+    private static final MethodHandle ENTER_HANDLE = handle("remoteEnter",
             MethodType.methodType(long.class, Object.class, long.class, String.class, long.class));
-    private static final MethodHandle RENEW = handle("remoteRenew", MethodType.methodType(boolean.class, long.class));
-    private static final MethodHandle EXIT = handle("remoteExit", MethodType.methodType(void.class, long.class));
-    private static final MethodHandle WAIT = handle("remoteWait",
+    private static final MethodHandle RENEW_HANDLE = handle("remoteRenew", MethodType.methodType(boolean.class, long.class));
+    private static final MethodHandle EXIT_HANDLE = handle("remoteExit", MethodType.methodType(void.class, long.class));
+    private static final MethodHandle WAIT_HANDLE = handle("remoteWait",
             MethodType.methodType(void.class, long.class, long.class, int.class));
-    private static final MethodHandle NOTIFY = handle("remoteNotify",
+    private static final MethodHandle NOTIFY_HANDLE = handle("remoteNotify",
             MethodType.methodType(void.class, long.class, boolean.class));
-    private static final MethodHandle CANCEL = handle("remoteCancel", MethodType.methodType(void.class, long.class));
-    private static final MethodHandle HOLDS = handle("remoteHolds", MethodType.methodType(boolean.class, long.class));
+    private static final MethodHandle CANCEL_HANDLE = handle("remoteCancel", MethodType.methodType(void.class, long.class));
+    private static final MethodHandle HOLDS_HANDLE = handle("remoteHolds", MethodType.methodType(boolean.class, long.class));
+    private static final MethodHandle SERVE_HANDLE = handle("remoteServe", MethodType.methodType(long.class, Object.class,
+            int.class, long.class, long.class, long.class, int.class, String.class));
+
+    // Operation codes of serve and RemoteMonitorTransport.call; their values are on the wire.
+
+    /** {@code monitorenter}: {@code arg} = lease in milliseconds; returns the lease token. */
+    public static final int ENTER = 1;
+    /** {@code monitorexit} of the lease's last client-side level; returns 0. */
+    public static final int EXIT = 2;
+    /** {@code wait(arg, nanos)}, with the lease's token, or with 0 if the class holds the monitor through a call chain. */
+    public static final int WAIT = 3;
+    /** {@code notify()}, token as for {@link #WAIT}; returns 0. */
+    public static final int NOTIFY = 4;
+    /** {@code notifyAll()}, token as for {@link #WAIT}; returns 0. */
+    public static final int NOTIFY_ALL = 5;
+    /** Extends the lease; returns 1, or 0 if it was lost. */
+    public static final int RENEW = 6;
+    /** {@code Thread.holdsLock}: returns 1 if the class owns the monitor (by the lease, or through a call chain). */
+    public static final int HOLDS = 7;
+    /** Interrupts the class's pending wait at the site; returns 1 if one was interrupted. */
+    public static final int INTERRUPT = 8;
 
     /** Default lease: a holder that neither operates nor renews for this long loses the monitor. */
     public static final long DEFAULT_LEASE_MILLIS = 30_000L;
@@ -36,6 +57,37 @@ public final class RemoteMonitorSite {
 
     private static MethodHandle handle(String name, MethodType type) {
         return BootDelegation.staticMethod(MonitorRuntime.class, name, type);
+    }
+
+    /**
+     * Serves one operation sent by a {@link RemoteMonitorTransport}: what an adapter's server calls, on the
+     * thread serving the request, with the local object the request's reference denotes. Waits, enters and
+     * notifies with token 0 act for {@code threadClass} as a local thread of that class would (allowed only
+     * through the causality rule of {@code docs/remote-monitors.md}). A target whose monitor is native at
+     * this site (its class is not rewritten) cannot be entered remotely: {@link RemoteMonitorException}.
+     *
+     * @param target the local object (the servant or exported remote object); ignored by RENEW and INTERRUPT
+     * @param op the operation, {@link #ENTER} to {@link #INTERRUPT}
+     * @param threadClass the caller's thread equivalence class
+     * @param token the caller's lease token, or 0
+     * @param arg lease milliseconds (ENTER), wait milliseconds (WAIT), else 0
+     * @param nanos wait nanoseconds (WAIT), else 0
+     * @param peer identifies the caller's site (an address, or site id and incarnation)
+     * @return the token (ENTER), 1 or 0 (RENEW, HOLDS, INTERRUPT), else 0
+     * @throws InterruptedException if a wait was interrupted
+     * @throws IllegalMonitorStateException if the class does not own the monitor, or the lease expired
+     * @throws IllegalArgumentException for a bad timeout, an unknown operation or an invalid class
+     * @throws RemoteMonitorException if the target's monitor is native at this site
+     */
+    public static long serve(Object target, int op, long threadClass, long token, long arg, int nanos, String peer)
+            throws InterruptedException {
+        try {
+            return (long) SERVE_HANDLE.invokeExact(target, op, threadClass, token, arg, nanos, peer);
+        } catch (RuntimeException | Error | InterruptedException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /**
@@ -54,7 +106,7 @@ public final class RemoteMonitorSite {
      */
     public static long enter(Object target, long threadClass, String peer, long leaseMillis) {
         try {
-            return (long) ENTER.invokeExact(target, threadClass, peer, leaseMillis);
+            return (long) ENTER_HANDLE.invokeExact(target, threadClass, peer, leaseMillis);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -71,7 +123,7 @@ public final class RemoteMonitorSite {
      */
     public static boolean renew(long token) {
         try {
-            return (boolean) RENEW.invokeExact(token);
+            return (boolean) RENEW_HANDLE.invokeExact(token);
         } catch (Throwable t) {
             return false;
         }
@@ -85,7 +137,7 @@ public final class RemoteMonitorSite {
      */
     public static void exit(long token) {
         try {
-            EXIT.invokeExact(token);
+            EXIT_HANDLE.invokeExact(token);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -109,7 +161,7 @@ public final class RemoteMonitorSite {
      */
     public static void await(long token, long timeoutMillis, int nanos) throws InterruptedException {
         try {
-            WAIT.invokeExact(token, timeoutMillis, nanos);
+            WAIT_HANDLE.invokeExact(token, timeoutMillis, nanos);
         } catch (RuntimeException | Error | InterruptedException e) {
             throw e;
         } catch (Throwable t) {
@@ -127,7 +179,7 @@ public final class RemoteMonitorSite {
      */
     public static void notify(long token, boolean all) {
         try {
-            NOTIFY.invokeExact(token, all);
+            NOTIFY_HANDLE.invokeExact(token, all);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -142,7 +194,7 @@ public final class RemoteMonitorSite {
      */
     public static void cancel(long token) {
         try {
-            CANCEL.invokeExact(token);
+            CANCEL_HANDLE.invokeExact(token);
         } catch (Throwable ignored) {
             // best effort: the lease expires anyway
         }
@@ -157,7 +209,7 @@ public final class RemoteMonitorSite {
      */
     public static boolean holds(long token) {
         try {
-            return (boolean) HOLDS.invokeExact(token);
+            return (boolean) HOLDS_HANDLE.invokeExact(token);
         } catch (Throwable t) {
             return false;
         }

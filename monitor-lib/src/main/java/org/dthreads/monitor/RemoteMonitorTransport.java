@@ -1,15 +1,21 @@
 package org.dthreads.monitor;
 
 /**
- * SPI, implemented by the RMI and IIOP adapters: carries a monitor operation whose target is a remote
- * reference (a stub) to the object's site, where the adapter's server calls {@link RemoteMonitorSite}.
- * See {@code docs/remote-monitors.md} for the protocol; the fault and security issue tests it end to end.
+ * SPI, implemented by the RMI and IIOP adapters: carries one monitor operation whose target is a remote
+ * reference (a stub) to the object's site, where the adapter's server passes it to
+ * {@link RemoteMonitorSite#serve}. See {@code docs/remote-monitors.md} for the protocol.
  *
- * <p>The client side keeps, per (reference, class), the lease token returned by {@link #enter} and renews
- * it while held (at a third of the lease). Rewritten code reaches this SPI through the runtime for targets
- * the rewriter cannot prove local: {@code Monitors.isEmulated} is false for a stub's class (stubs are not
- * rewritten), and the rewriter's remote path calls the transport that {@link #handles} the reference
- * ({@link RemoteMonitors#transportFor}); adapters register with {@link RemoteMonitors#register}.
+ * <p>The runtime does the rest on the client side: it calls a transport only for references whose class
+ * is a stub class (a dynamic proxy of a {@code java.rmi.Remote} interface, a {@code RemoteStub}, a CORBA
+ * {@code ObjectImpl}), keeps the lease token per (reference, class) while the class holds the monitor,
+ * counts re-entries locally, renews the lease from a background thread and marks the calling thread as
+ * being in an outgoing call while an operation is pending. Adapters register with
+ * {@link RemoteMonitors#register}.
+ *
+ * <h2>Threading</h2>
+ * {@link #call} runs on the application thread doing the monitor operation (or the lease-renewal thread for
+ * {@link RemoteMonitorSite#RENEW}) and blocks it until the site answers; it is called concurrently for
+ * different references and classes. {@link #handles} and {@link #describe} must not block.
  */
 public interface RemoteMonitorTransport {
 
@@ -22,55 +28,32 @@ public interface RemoteMonitorTransport {
     boolean handles(Object target);
 
     /**
-     * Enters the remote monitor for {@code threadClass}; returns the lease token. Blocks until the class
-     * owns the monitor at the object's site.
+     * Runs one operation at the site of {@code target}: there the adapter calls
+     * {@link RemoteMonitorSite#serve} with the same arguments, the target's local object and the peer.
      *
-     * @param target the remote reference whose object's monitor to enter
+     * @param target the remote reference
+     * @param op one of {@link RemoteMonitorSite#ENTER}, {@link RemoteMonitorSite#EXIT},
+     *        {@link RemoteMonitorSite#WAIT}, {@link RemoteMonitorSite#NOTIFY},
+     *        {@link RemoteMonitorSite#NOTIFY_ALL}, {@link RemoteMonitorSite#RENEW},
+     *        {@link RemoteMonitorSite#HOLDS}, {@link RemoteMonitorSite#INTERRUPT}
      * @param threadClass the calling thread's equivalence class
-     * @return the lease token granted by the site ({@link RemoteMonitorSite#enter}), never 0
+     * @param token the lease token, or 0 when the class holds no lease on this reference
+     * @param arg the lease duration (ENTER) or wait timeout in milliseconds (WAIT); 0 otherwise
+     * @param nanos the wait's extra nanoseconds (WAIT); 0 otherwise
+     * @return what {@link RemoteMonitorSite#serve} returned at the site
+     * @throws InterruptedException if a remote wait was interrupted
+     * @throws IllegalMonitorStateException if the site found the class not owning the monitor, or the
+     *         lease expired
+     * @throws IllegalArgumentException for a bad timeout, as {@code Object.wait} throws it
+     * @throws RemoteMonitorException if the site could not be reached or does not run dthreads
      */
-    long enter(Object target, long threadClass);
+    long call(Object target, int op, long threadClass, long token, long arg, int nanos) throws InterruptedException;
 
     /**
-     * Releases one level; must not throw for an expired lease (log it): it is called from exit paths.
+     * The reference and its site in a few words, for dumps and error messages; must not block or throw.
      *
-     * @param target the remote reference whose object's monitor to release
-     * @param threadClass the calling thread's equivalence class
-     * @param token the lease token returned by {@link #enter}
+     * @param target a reference this transport {@link #handles}
+     * @return for example {@code "Counter at 127.0.0.1:40123 (JRMP)"}
      */
-    void exit(Object target, long threadClass, long token);
-
-    /**
-     * Remote {@code wait}; IMSE if the lease expired.
-     *
-     * @param target the remote reference whose object to wait on
-     * @param threadClass the calling thread's equivalence class
-     * @param token the lease token returned by {@link #enter}
-     * @param timeoutMillis the longest time to wait, in milliseconds; 0 (with {@code nanos} 0) waits
-     *        without timeout
-     * @param nanos additional time, in nanoseconds, 0 to 999999
-     * @throws IllegalMonitorStateException if the lease expired or is unknown at the site
-     * @throws InterruptedException if the wait is interrupted
-     */
-    void await(Object target, long threadClass, long token, long timeoutMillis, int nanos) throws InterruptedException;
-
-    /**
-     * Remote {@code notify}/{@code notifyAll}; IMSE if the lease expired.
-     *
-     * @param target the remote reference whose object to notify on
-     * @param threadClass the calling thread's equivalence class
-     * @param token the lease token returned by {@link #enter}
-     * @param all {@code true} for {@code notifyAll}, {@code false} for {@code notify}
-     * @throws IllegalMonitorStateException if the lease expired or is unknown at the site
-     */
-    void notify(Object target, long threadClass, long token, boolean all);
-
-    /**
-     * Extends the lease; false if it was lost.
-     *
-     * @param target the remote reference whose object's monitor the lease is for
-     * @param token the lease token returned by {@link #enter}
-     * @return {@code true} if the lease was extended, {@code false} if it was lost (expired or revoked)
-     */
-    boolean renew(Object target, long token);
+    String describe(Object target);
 }

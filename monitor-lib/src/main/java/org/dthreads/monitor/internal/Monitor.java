@@ -81,10 +81,23 @@ final class Monitor {
 
     final int identityHash;
     final String typeName;
+    /**
+     * Non-null when the key is a stub: its monitor operations go to the object's site. Such a monitor's
+     * {@link #owner} is {@link #REMOTE_REFERENCE} for ever, so every uncontended path fails at once and the
+     * runtime checks this field on its slow paths only.
+     */
+    final RemoteReference remote;
+
+    /** The permanent owner of a stub's monitor: no thread class is 0, so no actor ever matches it. */
+    private static final Hold REMOTE_REFERENCE = new Hold(new Actor(null), 0L);
 
     Monitor(Object key) {
         this.identityHash = System.identityHashCode(key);
         this.typeName = key.getClass().getName();
+        this.remote = MonitorModes.isRemoteType(key) ? RemoteReference.of(key) : null;
+        if (remote != null) {
+            owner = REMOTE_REFERENCE;
+        }
     }
 
     // ---- VarHandle accessors, named by access mode ----
@@ -715,6 +728,9 @@ final class Monitor {
 
     /** Whether the monitor is worth a line in a dump: owned, waited on or queued. */
     boolean isBusy() {
+        if (remote != null) {
+            return remote.isBusy();
+        }
         return owner != null || waiting > 0 || queuedEntrants > 0;
     }
 
@@ -724,6 +740,9 @@ final class Monitor {
      * leaseRemainingMillis (Long, -1 if none), suspendedHolds (Integer)}.
      */
     Object[] snapshot() {
+        if (remote != null) {
+            return remote.snapshot(identityHash, null);
+        }
         synchronized (this) {
             Hold h = owner;
             long[] waiters = new long[waitSet == null ? 0 : waitSet.size()];

@@ -20,7 +20,15 @@ import java.util.Locale;
  *   <li>the {@code Class} objects of rewritten classes (static synchronized methods), same superclass rule;</li>
  *   <li>plain {@code Object} instances, arrays, {@code String}s and boxed primitives: types no JDK code locks.</li>
  * </ol>
- * Everything else is native: {@code Vector}, {@code Collections.synchronizedList(..)}, {@code PrintStream}
+ * <em>Remote</em> (a kind of emulated: the rewriter takes the emulated path, the runtime sends the operation
+ * to the object's site through a {@link org.dthreads.monitor.RemoteMonitorTransport}): stub classes, by
+ * name since this class runs on the bootstrap path where ORB classes are not visible — dynamic proxies
+ * implementing {@code java.rmi.Remote} (JRMP stubs, GlassFish dynamic RMI-IIOP stubs), subclasses of
+ * {@code java.rmi.server.RemoteStub} (rmic stubs) and of {@code org.omg.CORBA.portable.ObjectImpl}
+ * (CORBA and RMI-IIOP stubs). Whether a given proxy really is a remote reference is decided once per
+ * object, when its {@link Monitor} is created ({@link RemoteReference}).
+ *
+ * <p>Everything else is native: {@code Vector}, {@code Collections.synchronizedList(..)}, {@code PrintStream}
  * (so {@code synchronized (System.out)} still excludes the JDK's printing), {@code Thread} (whose
  * {@code join} waits on the native monitor, notified by the JVM on exit), and so on.
  *
@@ -54,10 +62,16 @@ final class MonitorModes {
             "javax.rmi.PortableRemoteObject", "org.omg.PortableServer.Servant",
             "org.omg.PortableServer.DynamicImplementation");
 
-    private static final ClassValue<Boolean> INSTANCE_EMULATED = new ClassValue<>() {
+    /** Modes of instances of a class. */
+    static final int NATIVE = 0;
+    static final int EMULATED = 1;
+    static final int REMOTE = 2;
+    private static final Integer[] MODES = {NATIVE, EMULATED, REMOTE};
+
+    private static final ClassValue<Integer> INSTANCE_MODE = new ClassValue<>() {
         @Override
-        protected Boolean computeValue(Class<?> type) {
-            return decideForInstances(type);
+        protected Integer computeValue(Class<?> type) {
+            return MODES[decideForInstances(type)];
         }
     };
 
@@ -70,32 +84,72 @@ final class MonitorModes {
 
     private MonitorModes() {}
 
-    /** Whether {@code o}'s monitor is emulated. {@code o} is not null. */
+    /** Whether {@code o}'s monitor is emulated (locally or at a remote site). {@code o} is not null. */
     static boolean isEmulated(Object o) {
         if (o instanceof Class<?> c) {
             return CLASS_OBJECT_EMULATED.get(c);
         }
-        return INSTANCE_EMULATED.get(o.getClass());
+        return INSTANCE_MODE.get(o.getClass()) != NATIVE;
     }
 
-    private static boolean decideForInstances(Class<?> type) {
+    /** {@link #NATIVE}, {@link #EMULATED} or {@link #REMOTE} (a stub class) for {@code o}, which is not null. */
+    static int mode(Object o) {
+        if (o instanceof Class<?> c) {
+            return CLASS_OBJECT_EMULATED.get(c) ? EMULATED : NATIVE;
+        }
+        return INSTANCE_MODE.get(o.getClass());
+    }
+
+    /** Whether {@code o}'s class is a stub class: its monitor operations may go to a remote site. */
+    static boolean isRemoteType(Object o) {
+        return !(o instanceof Class<?>) && INSTANCE_MODE.get(o.getClass()) == REMOTE;
+    }
+
+    private static int decideForInstances(Class<?> type) {
         try {
             String name = type.getName();
             if (matches(FORCED_NATIVE, name)) {
-                return false;
+                return NATIVE;
+            }
+            if (isStubClass(type)) {
+                return REMOTE;
             }
             if (matches(FORCED_EMULATED, name)) {
-                return true;
+                return EMULATED;
             }
             if (type.isArray() || type == Object.class || type == String.class || isBox(type)) {
-                return true;
+                return EMULATED;
             }
-            return isRewrittenHierarchy(type);
+            return isRewrittenHierarchy(type) ? EMULATED : NATIVE;
         } catch (Throwable t) {
             MonitorRuntime.LOG.error("mode-decision-failed", "dthreads: could not decide the monitor mode of "
                     + type + "; using the native monitor: " + t);
-            return false;
+            return NATIVE;
         }
+    }
+
+    private static final java.util.Set<String> STUB_SUPERCLASS_NAMES = java.util.Set.of(
+            "java.rmi.server.RemoteStub", "org.omg.CORBA.portable.ObjectImpl");
+
+    private static boolean isStubClass(Class<?> type) {
+        if (java.lang.reflect.Proxy.isProxyClass(type)) {
+            return implementsByName(type, "java.rmi.Remote");
+        }
+        for (Class<?> s = type.getSuperclass(); s != null; s = s.getSuperclass()) {
+            if (STUB_SUPERCLASS_NAMES.contains(s.getName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean implementsByName(Class<?> type, String interfaceName) {
+        for (Class<?> i : type.getInterfaces()) {
+            if (i.getName().equals(interfaceName) || implementsByName(i, interfaceName)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean decideForClassObject(Class<?> type) {

@@ -63,8 +63,18 @@ public final class MonitorRuntime {
 
     // ================= entry points for rewritten code =================
 
+    /**
+     * The mode test at the entry of every rewritten block: emulated (locally or, for a stub, at its site)
+     * or native. For a stub class the answer is per object, from its {@link RemoteReference}.
+     */
     public static boolean isEmulated(Object o) {
-        return MonitorModes.isEmulated(Objects.requireNonNull(o));
+        int mode = MonitorModes.mode(Objects.requireNonNull(o));
+        return mode == MonitorModes.EMULATED || mode == MonitorModes.REMOTE && TABLE.getOrCreate(o).remote.isEmulated();
+    }
+
+    /** The monitor of a stub (its {@link Monitor#remote} is set), or null if {@code key} is not of a stub class. */
+    private static Monitor stubMonitor(Object key) {
+        return MonitorModes.isRemoteType(key) ? TABLE.getOrCreate(key) : null;
     }
 
     /** {@code monitorenter} on an emulated object. The caller (rewritten code) has checked the mode. */
@@ -79,6 +89,10 @@ public final class MonitorRuntime {
         long cls = KernelLink.currentClass();
         Monitor m = me.cachedKey == key ? me.cachedMonitor : lookupForEnter(me, key);
         if (!m.tryEnterFast(me, cls, key)) {
+            if (m.remote != null) {
+                m.remote.enter(key, cls); // a stub: its owner is a sentinel, so the fast path always fails
+                return;
+            }
             m.enterSlow(me, cls, key);
         }
     }
@@ -114,6 +128,10 @@ public final class MonitorRuntime {
             long cls = KernelLink.currentClass();
             m = me.cachedKey == key ? me.cachedMonitor : TABLE.get(key);
             if (m == null || !m.exit(me, cls)) {
+                if (m != null && m.remote != null && m.remote.exit(key, cls)) {
+                    me.exitCommitted = true;
+                    return;
+                }
                 throw notOwner();
             }
         } catch (IllegalMonitorStateException e) {
@@ -246,7 +264,12 @@ public final class MonitorRuntime {
         if (nanos < 0 || nanos > 999_999) {
             throw new IllegalArgumentException("nanosecond timeout value out of range");
         }
-        if (!MonitorModes.isEmulated(key)) {
+        Monitor stub = stubMonitor(key);
+        if (stub != null && stub.remote.isEmulated()) {
+            stub.remote.await(key, KernelLink.currentClass(), timeoutMillis, nanos);
+            return;
+        }
+        if (stub != null || !MonitorModes.isEmulated(key)) {
             key.wait(timeoutMillis, nanos);
             return;
         }
@@ -278,7 +301,12 @@ public final class MonitorRuntime {
         if (key == null) {
             throw new NullPointerException("Cannot invoke \"Object.notify()\": the monitor is null");
         }
-        if (!MonitorModes.isEmulated(key)) {
+        Monitor stub = stubMonitor(key);
+        if (stub != null && stub.remote.isEmulated()) {
+            stub.remote.notify(key, KernelLink.currentClass(), false);
+            return;
+        }
+        if (stub != null || !MonitorModes.isEmulated(key)) {
             key.notify();
             return;
         }
@@ -289,7 +317,12 @@ public final class MonitorRuntime {
         if (key == null) {
             throw new NullPointerException("Cannot invoke \"Object.notifyAll()\": the monitor is null");
         }
-        if (!MonitorModes.isEmulated(key)) {
+        Monitor stub = stubMonitor(key);
+        if (stub != null && stub.remote.isEmulated()) {
+            stub.remote.notify(key, KernelLink.currentClass(), true);
+            return;
+        }
+        if (stub != null || !MonitorModes.isEmulated(key)) {
             key.notifyAll();
             return;
         }
@@ -315,7 +348,11 @@ public final class MonitorRuntime {
         if (key == null) {
             throw new NullPointerException("the monitor is null");
         }
-        if (!MonitorModes.isEmulated(key)) {
+        Monitor stub = stubMonitor(key);
+        if (stub != null && stub.remote.isEmulated()) {
+            return stub.remote.holds(key, KernelLink.currentClass());
+        }
+        if (stub != null || !MonitorModes.isEmulated(key)) {
             return Thread.holdsLock(key);
         }
         Monitor m = TABLE.get(key);
@@ -520,6 +557,105 @@ public final class MonitorRuntime {
         lease.renew();
         LEASES.put(token, new Lease(lease, key, m));
         return token;
+    }
+
+    /**
+     * One operation sent by a remote client (see {@link org.dthreads.monitor.RemoteMonitorSite#serve}). Token
+     * operations must come from the lease's class. Token 0 acts as the class would locally, on this server
+     * thread bound to it: allowed by the monitor only through the causality rule (a suspended thread of the
+     * class holds it here).
+     */
+    public static long remoteServe(Object target, int op, long cls, long token, long arg, int nanos, String peer)
+            throws InterruptedException {
+        if (!ThreadClass.isValid(cls)) {
+            throw new IllegalArgumentException("dthreads: not a valid thread class: 0x" + Long.toHexString(cls));
+        }
+        switch (op) {
+            case org.dthreads.monitor.RemoteMonitorSite.ENTER -> {
+                Objects.requireNonNull(target, "target");
+                if (MonitorModes.mode(target) != MonitorModes.EMULATED) {
+                    throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the monitor of "
+                            + target.getClass().getName() + " is native at its site (the class is not rewritten, or"
+                            + " extends a JDK class that locks it natively), so a remote synchronized on it could not"
+                            + " exclude its own synchronized methods; rewrite that class, or lock an emulated object");
+                }
+                return remoteEnter(target, cls, peer, arg);
+            }
+            case org.dthreads.monitor.RemoteMonitorSite.EXIT -> {
+                leaseOf(token, cls);
+                remoteExit(token);
+                return 0L;
+            }
+            case org.dthreads.monitor.RemoteMonitorSite.WAIT -> {
+                if (token != 0L) {
+                    leaseOf(token, cls);
+                    remoteWait(token, arg, nanos);
+                } else {
+                    try (org.dthreads.ClassScope ignored = KernelLink.bind(cls)) {
+                        waitFor(target, arg, nanos);
+                    }
+                }
+                return 0L;
+            }
+            case org.dthreads.monitor.RemoteMonitorSite.NOTIFY, org.dthreads.monitor.RemoteMonitorSite.NOTIFY_ALL -> {
+                boolean all = op == org.dthreads.monitor.RemoteMonitorSite.NOTIFY_ALL;
+                if (token != 0L) {
+                    leaseOf(token, cls);
+                    remoteNotify(token, all);
+                } else {
+                    try (org.dthreads.ClassScope ignored = KernelLink.bind(cls)) {
+                        if (all) {
+                            notifyAll(target);
+                        } else {
+                            notifyOne(target);
+                        }
+                    }
+                }
+                return 0L;
+            }
+            case org.dthreads.monitor.RemoteMonitorSite.RENEW -> {
+                Lease lease = LEASES.get(token);
+                return lease != null && lease.actor.threadClass == cls && remoteRenew(token) ? 1L : 0L;
+            }
+            case org.dthreads.monitor.RemoteMonitorSite.HOLDS -> {
+                if (token != 0L) {
+                    Lease lease = LEASES.get(token);
+                    return lease != null && lease.actor.threadClass == cls && remoteHolds(token) ? 1L : 0L;
+                }
+                try (org.dthreads.ClassScope ignored = KernelLink.bind(cls)) {
+                    return holdsLock(target) ? 1L : 0L;
+                }
+            }
+            case org.dthreads.monitor.RemoteMonitorSite.INTERRUPT -> {
+                return interruptWaitOf(cls) ? 1L : 0L;
+            }
+            default -> throw new IllegalArgumentException("dthreads: unknown remote monitor operation " + op);
+        }
+    }
+
+    /** The lease {@code token} if it belongs to {@code cls}; IMSE otherwise (unknown, expired, or another class's). */
+    private static Lease leaseOf(long token, long cls) {
+        Lease lease = validLease(token);
+        if (lease.actor.threadClass != cls) {
+            LOG.warn("lease-class-mismatch", "dthreads: a remote monitor request of " + ThreadClass.format(cls)
+                    + " presented the lease of " + ThreadClass.format(lease.actor.threadClass) + "; refused");
+            throw new IllegalMonitorStateException("dthreads: the lease does not belong to " + ThreadClass.format(cls));
+        }
+        return lease;
+    }
+
+    /** Interrupts a pending emulated wait of {@code cls} at this site; true if there was one. */
+    static boolean interruptWaitOf(long cls) {
+        Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
+        if (waits != null) {
+            for (WaitNode w : waits) {
+                if (w.state == WaitNode.WAITING) {
+                    w.thread.interrupt();
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Extends a lease; false if it expired (the holder must treat the monitor as lost). */
