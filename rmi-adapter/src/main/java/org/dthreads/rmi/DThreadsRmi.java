@@ -31,6 +31,11 @@ import org.dthreads.rmi.internal.RmiClientHook;
  */
 public final class DThreadsRmi {
 
+    static {
+        // synchronized (wrappedStub) in rewritten code goes to the object's site
+        org.dthreads.rmi.internal.JrmpMonitorTransport.register();
+    }
+
     private DThreadsRmi() {}
 
     /**
@@ -85,13 +90,18 @@ public final class DThreadsRmi {
         throw new IllegalArgumentException("not a JRMP stub: " + stub.getClass().getName());
     }
 
-    private static final class Carrier implements InvocationHandler {
+    private static final class Carrier implements InvocationHandler, org.dthreads.rmi.internal.RemoteRefCarrier {
         private final Remote stub;
         private final RemoteRef ref;
 
         Carrier(Remote stub, RemoteRef ref) {
             this.stub = stub;
             this.ref = ref;
+        }
+
+        @Override
+        public RemoteRef remoteRef() {
+            return ref;
         }
 
         @Override

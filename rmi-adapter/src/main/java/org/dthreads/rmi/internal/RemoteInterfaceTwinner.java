@@ -16,6 +16,9 @@ import org.objectweb.asm.Type;
  * methods; {@link #rewritten()} is meaningful after {@code visitEnd}. An interface that already
  * declares a twin was rewritten before and is passed through unchanged (the twins are the marker).
  *
+ * <p>The interface also gets {@link MonitorPort} as a superinterface: its objects then serve remote monitor
+ * operations ({@code synchronized (stub)} at the client).
+ *
  * <p>A twin {@code default R m-dthreads(long c, A a) throws E} is:
  * <pre>
  *   ClassScope s = TwinSupport.enter(c);
@@ -26,6 +29,7 @@ final class RemoteInterfaceTwinner extends ClassVisitor {
 
     private static final String TWIN_SUPPORT = "org/dthreads/rmi/internal/TwinSupport";
     private static final String CLASS_SCOPE = "org/dthreads/ClassScope";
+    static final String MONITOR_PORT = "org/dthreads/rmi/internal/MonitorPort";
 
     private record RemoteMethod(String name, String descriptor, String signature, String[] exceptions) {}
 
@@ -41,6 +45,15 @@ final class RemoteInterfaceTwinner extends ClassVisitor {
     @Override
     public void visit(int version, int access, String name, String signature, String superName, String[] interfaces) {
         owner = name;
+        // Every rewritten remote interface extends MonitorPort, so its objects serve remote monitor requests.
+        if (!java.util.Arrays.asList(interfaces).contains(MONITOR_PORT)) {
+            String[] more = java.util.Arrays.copyOf(interfaces, interfaces.length + 1);
+            more[interfaces.length] = MONITOR_PORT;
+            interfaces = more;
+            if (signature != null) {
+                signature = signature + "L" + MONITOR_PORT + ";";
+            }
+        }
         super.visit(version, access, name, signature, superName, interfaces);
     }
 

@@ -41,6 +41,7 @@ public final class RmiAgentSupport {
         // java.rmi must read the (unnamed) module of the hook it will call.
         inst.redefineModule(javaRmi, Set.of(hookModule), Map.of(), Map.of(), Set.of(), Map.of());
         inst.addTransformer(new RmiTransformer(scope), true);
+        JrmpMonitorTransport.register();
         try {
             inst.retransformClasses(java.rmi.server.RemoteObjectInvocationHandler.class);
         } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {

@@ -1,0 +1,131 @@
+package org.dthreads.rmi.internal;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.rmi.Remote;
+import java.rmi.RemoteException;
+import java.rmi.ServerError;
+import java.rmi.ServerException;
+import java.rmi.UnmarshalException;
+import java.rmi.server.RemoteObject;
+import java.rmi.server.RemoteRef;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.dthreads.monitor.RemoteMonitorException;
+import org.dthreads.monitor.RemoteMonitorTransport;
+import org.dthreads.monitor.RemoteMonitors;
+
+/**
+ * Carries monitor operations on JRMP stubs to the object's site: a call of {@link MonitorPort#dthreads$monitor}
+ * through the stub's own {@link RemoteRef} (its endpoint and socket factories, SSL included). Handles dynamic
+ * proxy stubs ({@code RemoteObjectInvocationHandler}), legacy {@code RemoteStub}s and stubs wrapped by
+ * {@code DThreadsRmi.wrap}.
+ *
+ * <h2>Threading</h2>
+ * Stateless; {@link #call} runs on the thread doing the monitor operation and blocks it for the call, as
+ * any JRMP call does (a socket read: not interruptible). Registered once per JVM by {@link #register}.
+ *
+ * <p>Runs on the bootstrap class path (JDK, dthreads-api and monitor-lib types only).
+ */
+public final class JrmpMonitorTransport implements RemoteMonitorTransport {
+
+    static final JrmpMonitorTransport INSTANCE = new JrmpMonitorTransport();
+
+    /** The method whose parameter and return types marshal a request; any class's copy would do. */
+    static final Method METHOD;
+    /** JRMP method hash of {@code dthreads$monitor(int,long,long,long,int)long}. */
+    public static final long METHOD_HASH;
+
+    static {
+        try {
+            METHOD = MonitorPort.class.getMethod("dthreads$monitor", int.class, long.class, long.class, long.class,
+                    int.class);
+        } catch (NoSuchMethodException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+        METHOD_HASH = Twins.methodHash(METHOD);
+    }
+
+    private static final Pattern ENDPOINT = Pattern.compile("endpoint:\\[([^\\]]*)\\]");
+
+    private JrmpMonitorTransport() {}
+
+    /** Registers the JRMP transport with the monitor runtime; idempotent. */
+    public static void register() {
+        RemoteMonitors.register(INSTANCE);
+    }
+
+    @Override
+    public boolean handles(Object target) {
+        return refOf(target) != null;
+    }
+
+    @Override
+    public long call(Object target, int op, long threadClass, long token, long arg, int nanos)
+            throws InterruptedException {
+        RemoteRef ref = refOf(target);
+        if (ref == null) {
+            throw new RemoteMonitorException("dthreads: not a JRMP stub: " + target.getClass().getName());
+        }
+        Object[] args = {op, threadClass, token, arg, nanos};
+        try {
+            return (Long) ref.invoke((Remote) target, METHOD, args, METHOD_HASH);
+        } catch (RuntimeException | InterruptedException e) {
+            throw e; // IMSE, IAE, NPE, RemoteMonitorException from the site, as thrown there
+        } catch (ServerException e) {
+            if (e.getCause() instanceof UnmarshalException u
+                    && String.valueOf(u.getMessage()).contains("unrecognized method hash")) {
+                throw new RemoteMonitorException("dthreads: " + describe(target) + " cannot take monitor operations:"
+                        + " its site does not run dthreads, or its remote interface was not rewritten there (JDK"
+                        + " interfaces, or a package outside the agent's scope); not locking the local stub", e);
+            }
+            throw failed(target, e);
+        } catch (ServerError e) {
+            throw failed(target, e);
+        } catch (RemoteException e) {
+            throw failed(target, e);
+        } catch (Exception e) {
+            throw failed(target, e);
+        }
+    }
+
+    private RemoteMonitorException failed(Object target, Throwable e) {
+        return new RemoteMonitorException("dthreads: monitor operation on " + describe(target) + " failed: " + e, e);
+    }
+
+    @Override
+    public String describe(Object target) {
+        RemoteRef ref = refOf(target);
+        String where = "?";
+        if (ref != null) {
+            try {
+                Matcher m = ENDPOINT.matcher(ref.remoteToString());
+                where = m.find() ? m.group(1) : ref.remoteToString();
+            } catch (RuntimeException e) {
+                // keep "?"
+            }
+        }
+        Class<?>[] interfaces = target.getClass().getInterfaces();
+        String type = Proxy.isProxyClass(target.getClass()) && interfaces.length > 0 ? interfaces[0].getName()
+                : target.getClass().getName();
+        return type + " at " + where + " (JRMP)";
+    }
+
+    /** The stub's reference, or null if {@code target} is not a JRMP stub. */
+    static RemoteRef refOf(Object target) {
+        if (target instanceof RemoteObject stub && target instanceof java.rmi.server.RemoteStub) {
+            return stub.getRef();
+        }
+        if (target != null && Proxy.isProxyClass(target.getClass()) && target instanceof Remote) {
+            InvocationHandler h = Proxy.getInvocationHandler(target);
+            if (h instanceof RemoteObject handler) {
+                return handler.getRef();
+            }
+            if (h instanceof RemoteRefCarrier carrier) {
+                return carrier.remoteRef();
+            }
+        }
+        return null;
+    }
+}
