@@ -98,6 +98,29 @@ public final class CounterSites {
                     return "woken; held before " + heldBefore + ", after " + Thread.holdsLock(counter);
                 }
             });
+            ctx.step("holdForever", args -> {
+                Counter counter = lookup(ctx);
+                synchronized (counter) {
+                    java.util.concurrent.locks.LockSupport.park(); // until the test kills this site
+                    return "woke up";
+                }
+            });
+            ctx.step("holdThenNotify", args -> {
+                Counter counter = lookup(ctx);
+                long holdMillis = Long.parseLong(args.get(0));
+                synchronized (counter) {
+                    long until = System.nanoTime() + holdMillis * 1_000_000L;
+                    for (long left; (left = until - System.nanoTime()) > 0; ) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(left);
+                    }
+                    try {
+                        counter.notifyAll();
+                        return "still the owner";
+                    } catch (IllegalMonitorStateException e) {
+                        return "IllegalMonitorStateException: " + e.getMessage();
+                    }
+                }
+            });
             ctx.step("tryLock", args -> {
                 Counter counter = lookup(ctx);
                 long start = System.nanoTime();

@@ -264,6 +264,34 @@ public final class NetworkNamespaces implements AutoCloseable {
     }
 
     /**
+     * Cuts {@code ns} off the segment (its bridge port goes down): the site inside stays alive, its
+     * connections stay open, and packets to and from it are dropped until {@link #restore}. A partition,
+     * as opposed to a crash.
+     *
+     * @param ns a namespace returned by {@link #add}
+     */
+    public synchronized void cut(Namespace ns) {
+        ipOrThrow("-n", hub, "link", "set", portOf(ns), "down");
+    }
+
+    /**
+     * Reconnects a namespace {@link #cut} off the segment.
+     *
+     * @param ns a namespace returned by {@link #add}
+     */
+    public synchronized void restore(Namespace ns) {
+        ipOrThrow("-n", hub, "link", "set", portOf(ns), "up");
+    }
+
+    private String portOf(Namespace ns) {
+        int k = namespaces.indexOf(ns);
+        if (k < 0) {
+            throw new IllegalArgumentException("not a namespace of " + this + ": " + ns);
+        }
+        return "s" + k;
+    }
+
+    /**
      * Deletes every namespace and link created. Kill the sites inside first (a {@link SiteCluster}
      * does when this is given to {@link SiteCluster#closeWith}). Idempotent.
      */

@@ -556,7 +556,55 @@ public final class MonitorRuntime {
         }
         lease.renew();
         LEASES.put(token, new Lease(lease, key, m));
+        LeaseReaper.start();
         return token;
+    }
+
+    /**
+     * Revokes expired leases nobody contends for, so a holder that died or was cut off leaves no entry in the
+     * monitor or lease tables (a contending entrant revokes at once by itself). One daemon thread, started with
+     * the first lease this site grants; a scan of {@link #LEASES} every 250 ms.
+     */
+    static final class LeaseReaper {
+        private static volatile boolean started;
+
+        private LeaseReaper() {}
+
+        static void start() {
+            if (started) {
+                return;
+            }
+            synchronized (LeaseReaper.class) {
+                if (started) {
+                    return;
+                }
+                java.util.concurrent.ScheduledThreadPoolExecutor e = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
+                        r -> {
+                            Thread t = new Thread(r, "dthreads-lease-reaper");
+                            t.setDaemon(true);
+                            return t;
+                        });
+                e.scheduleWithFixedDelay(LeaseReaper::reap, 250, 250, TimeUnit.MILLISECONDS);
+                started = true;
+            }
+        }
+
+        static void reap() {
+            try {
+                for (Lease lease : LEASES.values()) {
+                    if (lease.actor.isRevoked()
+                            || lease.actor.isExpired() && lease.monitor.revokeIfExpired(lease.actor)) {
+                        if (LEASES.remove(lease.actor.token, lease)) {
+                            LOG.warn("lease-expired", "dthreads: the remote monitor lease of "
+                                    + ThreadClass.format(lease.actor.threadClass) + " from " + lease.actor.peer
+                                    + " expired and was revoked (the holder stopped renewing: crashed or cut off)");
+                        }
+                    }
+                }
+            } catch (Throwable t) {
+                LOG.error("lease-reaper-failed", "dthreads: scanning remote monitor leases failed: " + t);
+            }
+        }
     }
 
     /**

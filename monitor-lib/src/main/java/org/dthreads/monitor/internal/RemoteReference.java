@@ -313,6 +313,8 @@ final class RemoteReference {
         volatile boolean lost;
         volatile long renewedAtNanos = System.nanoTime();
         volatile ScheduledFuture<?> renewal;
+        /** A renewal call is pending (its thread may be stuck on a cut-off connection). */
+        final java.util.concurrent.atomic.AtomicBoolean inFlight = new java.util.concurrent.atomic.AtomicBoolean();
 
         ClientLease(RemoteReference owner, Object target, long threadClass, long token, RemoteMonitorTransport transport) {
             this.owner = owner;
@@ -334,16 +336,17 @@ final class RemoteReference {
             }
         }
 
-        /** On the renewal thread. */
+        /** On a renewal call thread; at most one per lease at a time ({@link #inFlight}). */
         void renew() {
             if (lost) {
                 stopRenewal();
                 return;
             }
+            long sentAt = System.nanoTime(); // the site renews after this instant: a conservative new start
             try {
                 boolean ok = transport.call(target, RemoteMonitorSite.RENEW, threadClass, token, 0L, 0) != 0L;
                 if (ok) {
-                    renewedAtNanos = System.nanoTime();
+                    renewedAtNanos = sentAt;
                     return;
                 }
                 markLost("the site answered that the lease had expired");
@@ -357,7 +360,7 @@ final class RemoteReference {
             }
         }
 
-        private void markLost(String why) {
+        void markLost(String why) {
             lost = true;
             stopRenewal();
             MonitorRuntime.LOG.error("remote-lease-lost", "dthreads: " + ThreadClass.format(threadClass)
@@ -365,25 +368,54 @@ final class RemoteReference {
         }
     }
 
-    /** The one daemon thread that renews every held lease at a third of its duration. */
+    /**
+     * Renews every held lease at a third of its duration. One daemon scheduler thread; the renewal calls
+     * themselves run on a pool of daemon threads, at most one per lease at a time, so a connection cut off
+     * without an error (a partition: a JRMP read does not time out) delays only that lease, which is then
+     * declared lost once its whole duration passed without an answer.
+     */
     static final class Renewal {
-        private static final ScheduledThreadPoolExecutor EXECUTOR = executor();
+        private static final ScheduledThreadPoolExecutor SCHEDULER = scheduler();
+        private static final java.util.concurrent.ExecutorService CALLS =
+                java.util.concurrent.Executors.newCachedThreadPool(daemon("dthreads-lease-renewal-call"));
 
         private Renewal() {}
 
-        private static ScheduledThreadPoolExecutor executor() {
-            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, "dthreads-lease-renewal");
-                t.setDaemon(true);
-                return t;
-            });
+        private static ScheduledThreadPoolExecutor scheduler() {
+            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, daemon("dthreads-lease-renewal"));
             e.setRemoveOnCancelPolicy(true);
             return e;
         }
 
+        private static java.util.concurrent.ThreadFactory daemon(String name) {
+            return r -> {
+                Thread t = new Thread(r, name);
+                t.setDaemon(true);
+                return t;
+            };
+        }
+
         static void schedule(ClientLease lease) {
             long period = Math.max(1L, LEASE_MILLIS / 3);
-            lease.renewal = EXECUTOR.scheduleWithFixedDelay(lease::renew, period, period, TimeUnit.MILLISECONDS);
+            lease.renewal = SCHEDULER.scheduleWithFixedDelay(() -> tick(lease), period, period, TimeUnit.MILLISECONDS);
+        }
+
+        private static void tick(ClientLease lease) {
+            if (lease.inFlight.compareAndSet(false, true)) {
+                try {
+                    CALLS.execute(() -> {
+                        try {
+                            lease.renew();
+                        } finally {
+                            lease.inFlight.set(false);
+                        }
+                    });
+                } catch (RuntimeException e) {
+                    lease.inFlight.set(false);
+                }
+            } else if (!lease.lost && lease.millisUntilExpiry() <= 0) {
+                lease.markLost("no answer from the site for the whole lease");
+            }
         }
     }
 
