@@ -713,6 +713,26 @@ public final class Site {
         }
     }
 
+    /**
+     * Kills the site JVM at once with SIGKILL ({@link ProcessHandle#destroyForcibly()}, its descendants
+     * too), as a crash ends it: no shutdown hook runs and the operating system closes its sockets. For
+     * fault tests (a site dies mid-chain). The cluster treats this end as expected, so the other
+     * sites' scenarios go on being asserted; blocking calls on this site return with a
+     * {@link SiteException}.
+     *
+     * @param timeout how long to wait for the process to end
+     * @return whether it ended in time
+     */
+    public boolean crash(Duration timeout) {
+        killNow();
+        try {
+            process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
     @Override
     public String toString() {
         return "Site[" + name() + ", pid " + pid() + (process.isAlive() ? ", alive" : ", exited") + "]";
