@@ -1,6 +1,8 @@
 package org.dthreads.iiop;
 
 import org.dthreads.iiop.internal.ClientIdentityInterceptor;
+import org.dthreads.iiop.internal.IiopMonitorTransport;
+import org.dthreads.iiop.internal.MonitorRequests;
 import org.dthreads.iiop.internal.ServerIdentityInterceptor;
 import org.dthreads.iiop.internal.ThreadPolicyProbe;
 import org.omg.CORBA.BAD_INV_ORDER;
@@ -36,12 +38,21 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
     public DThreadsOrbInitializer() {}
 
     /**
-     * Registers the interceptors.
+     * Registers the interceptors, and (once per JVM) the remote-monitor transport and server: monitor
+     * operations on CORBA references and RMI-IIOP stubs in rewritten code then run at the object's site
+     * ({@code docs/remote-monitors.md}).
      *
      * @param info the ORB's initialization info
      */
     @Override
     public void pre_init(ORBInitInfo info) {
+        try {
+            IiopMonitorTransport.register();
+            MonitorRequests.install();
+        } catch (RuntimeException | LinkageError e) {
+            LOG.error("monitor-transport-failed", "dthreads: could not register the IIOP remote-monitor transport;"
+                    + " synchronized/wait/notify on CORBA references will fail: " + e);
+        }
         try {
             info.add_client_request_interceptor(new ClientIdentityInterceptor(LOG));
             info.add_server_request_interceptor(new ServerIdentityInterceptor(LOG));

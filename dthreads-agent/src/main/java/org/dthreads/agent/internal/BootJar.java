@@ -13,7 +13,8 @@ import java.util.jar.Manifest;
 
 /**
  * The classes that must be on the bootstrap class path: the runtime that rewritten code, the JDK's
- * RMI classes and every class loader call (dthreads-api, the monitor runtime, the JRMP hooks). They
+ * RMI classes and every class loader call (dthreads-api, the monitor runtime, the JRMP hooks, the hook
+ * that patched CORBA skeletons call for remote monitor requests). They
  * are copied out of the agent jar into a temporary jar at start, like the OpenTelemetry agent's
  * bootstrap shim; nothing of the agent's own dependencies (ASM) goes there.
  */

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import org.dthreads.DThreads;
 import org.dthreads.monitor.internal.rewriter.MonitorTransformer;
+import org.dthreads.iiop.internal.IiopAgentSupport;
 import org.dthreads.rmi.internal.RmiAgentSupport;
 
 /**
@@ -34,6 +35,7 @@ public final class Installer {
         inst.addTransformer(new ModuleReads(inst, runtimeModule, scope), false);
         inst.addTransformer(monitors, false);
         RmiAgentSupport.install(inst, scope::includes);
+        IiopAgentSupport.install(inst, scope::includes);
         System.getLogger("org.dthreads.agent").log(System.Logger.Level.INFO, "dthreads " + version()
                 + " agent started: site " + Integer.toUnsignedString(DThreads.siteId()) + ", rewriting " + scope);
         // -Ddthreads.debug=true prints the summary at exit. Straight to stderr: System.Logger's default
