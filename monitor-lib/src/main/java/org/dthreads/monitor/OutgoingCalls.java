@@ -27,6 +27,8 @@ public final class OutgoingCalls {
             BootDelegation.runtimeClass(MonitorRuntime.class) != MonitorRuntime.class;
     private static final MethodHandle BEGIN = BootDelegation.staticMethod(MonitorRuntime.class, "beginOutgoingCall",
             MethodType.methodType(void.class));
+    private static final MethodHandle BEGIN_TO = BootDelegation.staticMethod(MonitorRuntime.class,
+            "beginOutgoingCall", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle END = BootDelegation.staticMethod(MonitorRuntime.class, "endOutgoingCall",
             MethodType.methodType(void.class));
 
@@ -43,6 +45,27 @@ public final class OutgoingCalls {
         }
         try {
             BEGIN.invokeExact();
+        } catch (Throwable ignored) {
+            // never throws: the runtime logs its own failures
+        }
+    }
+
+    /**
+     * As {@link #begin()}, naming where the call goes: {@code remoteReference} is the stub (a reference
+     * that a registered {@link RemoteMonitorTransport} handles). While the call is pending, an interrupt of
+     * the calling thread through {@link Monitors#interrupt} is forwarded to that site and on along the call
+     * chain to the wait of the class that blocks there (see {@code docs/remote-monitors.md}, "Interrupts").
+     * Never throws.
+     *
+     * @param remoteReference the stub the call is made on, or null
+     */
+    public static void begin(Object remoteReference) {
+        if (!DELEGATES) {
+            MonitorRuntime.beginOutgoingCall(remoteReference);
+            return;
+        }
+        try {
+            BEGIN_TO.invokeExact(remoteReference);
         } catch (Throwable ignored) {
             // never throws: the runtime logs its own failures
         }

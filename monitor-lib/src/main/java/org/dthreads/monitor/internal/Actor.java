@@ -44,6 +44,16 @@ class Actor {
      */
     final java.util.concurrent.atomic.AtomicBoolean classInterruptPending = new java.util.concurrent.atomic.AtomicBoolean();
 
+    /**
+     * Where the outermost outgoing call went (a stub), for forwarding an interrupt of the class along the
+     * chain; null if the adapter did not say. With {@link #suspendedAtNanos}, written before
+     * {@link #outgoingCalls} by the owning thread, read by interrupting threads after reading it.
+     */
+    volatile Object outgoingTarget;
+    volatile long suspendedAtNanos;
+    /** A forward of an interrupt is in flight; the call's end waits for its outcome before deciding. */
+    volatile java.util.concurrent.CountDownLatch interruptForward;
+
     private Hold hold;
     Object cachedKey;
     Monitor cachedMonitor;

@@ -377,17 +377,15 @@ public final class MonitorRuntime {
         }
         try {
             long cls = suspended.outgoingClass;
-            Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
-            if (waits != null) {
-                for (WaitNode w : waits) {
-                    if (w.thread != t && w.state == WaitNode.WAITING) {
-                        w.thread.interrupt();
-                        return;
-                    }
-                }
+            if (interruptWaitOf(cls, t)) {
+                return;
             }
             if (suspended.classInterruptPending.compareAndSet(false, true)) {
                 PENDING_CLASS_INTERRUPTS.incrementAndGet();
+            }
+            Object target = suspended.outgoingTarget;
+            if (target != null) {
+                forwardAsync(suspended, target, cls);
             }
             if (!SUSPENDED.containsKey(t) && suspended.classInterruptPending.compareAndSet(true, false)) {
                 // the call returned meanwhile: deliver to the thread itself
@@ -398,6 +396,84 @@ public final class MonitorRuntime {
             LOG.error("interrupt-routing-failed", "dthreads: routing an interrupt to emulated waits failed: " + e);
             t.interrupt();
         }
+    }
+
+    // ---- cross-site interrupts ----
+
+    /** How many sites an interrupt is forwarded through at most (a guard against cycles). */
+    static final int INTERRUPT_HOPS = 32;
+    static final long DELIVERED = 1L;
+    static final long NOT_DELIVERED = 0L;
+
+    private static final java.util.concurrent.ExecutorService FORWARDERS =
+            java.util.concurrent.Executors.newCachedThreadPool(r -> {
+                Thread th = new Thread(r, "dthreads-interrupt-forward");
+                th.setDaemon(true);
+                return th;
+            });
+
+    /**
+     * Sends the interrupt of {@code cls} along the outgoing call of {@code suspended} on a daemon thread
+     * (an interrupt must not block the interrupting thread on the network). If a wait down the chain took
+     * it, the interrupt kept here is withdrawn; the suspended thread's {@code end()} waits for the outcome,
+     * so the interrupt is delivered once: as InterruptedException there, or as this thread's status.
+     */
+    private static void forwardAsync(Actor suspended, Object target, long cls) {
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        suspended.interruptForward = done;
+        try {
+            FORWARDERS.execute(() -> {
+                try {
+                    if (forward(target, cls, INTERRUPT_HOPS) == DELIVERED
+                            && suspended.classInterruptPending.compareAndSet(true, false)) {
+                        PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                    }
+                } finally {
+                    done.countDown();
+                }
+            });
+        } catch (RuntimeException e) {
+            done.countDown();
+        }
+    }
+
+    /** One forward to the site of {@code target}; DELIVERED if a wait of {@code cls} there or beyond took it. */
+    private static long forward(Object target, long cls, int hops) {
+        if (hops <= 0) {
+            return NOT_DELIVERED;
+        }
+        org.dthreads.monitor.RemoteMonitorTransport transport = org.dthreads.monitor.RemoteMonitors.transportFor(target);
+        if (transport == null) {
+            return NOT_DELIVERED;
+        }
+        try {
+            return transport.call(target, org.dthreads.monitor.RemoteMonitorSite.INTERRUPT, cls, 0L, hops - 1, 0);
+        } catch (Exception | Error e) {
+            LOG.warn("interrupt-forward-failed", "dthreads: forwarding an interrupt of " + ThreadClass.format(cls)
+                    + " to the site of its remote call failed (" + e + "); it is kept for the calling thread");
+            return NOT_DELIVERED;
+        }
+    }
+
+    /**
+     * An INTERRUPT request for {@code cls} reached this site: interrupt its wait here, or pass it on along
+     * the most recent outgoing call of the class from here (the chain's next hop).
+     */
+    static long interruptHere(long cls, long hopsLeft) {
+        if (interruptWaitOf(cls, null)) {
+            return DELIVERED;
+        }
+        Actor deepest = null;
+        for (Actor a : SUSPENDED.values()) {
+            if (a.outgoingClass == cls && a.outgoingCalls > 0 && a.outgoingTarget != null
+                    && (deepest == null || a.suspendedAtNanos - deepest.suspendedAtNanos > 0)) {
+                deepest = a;
+            }
+        }
+        if (deepest == null) {
+            return NOT_DELIVERED;
+        }
+        return forward(deepest.outgoingTarget, cls, (int) Math.min(hopsLeft, INTERRUPT_HOPS));
     }
 
     /** Takes an interrupt kept for {@code cls} (see {@link #interrupt}); true if there was one. */
@@ -418,9 +494,21 @@ public final class MonitorRuntime {
 
     /** The calling thread is about to block in an outgoing remote call for its current class. */
     public static void beginOutgoingCall() {
+        beginOutgoingCall(null);
+    }
+
+    /**
+     * The calling thread is about to block in an outgoing remote call to {@code target} (a stub an
+     * adapter's monitor transport handles, or null): an interrupt of the thread is forwarded there.
+     */
+    public static void beginOutgoingCall(Object target) {
         try {
             Actor me = Actor.current();
             long cls = KernelLink.currentClass();
+            if (me.outgoingCalls == 0) {
+                me.outgoingTarget = target;
+                me.suspendedAtNanos = System.nanoTime();
+            }
             me.beginOutgoingCall(cls);
             SUSPENDED.put(me.thread, me);
             if (!ORPHANS_BY_CLASS.isEmpty()) {
@@ -447,6 +535,14 @@ public final class MonitorRuntime {
             }
             if (me.outgoingCalls == 0) {
                 SUSPENDED.remove(me.thread);
+                me.outgoingTarget = null;
+                java.util.concurrent.CountDownLatch forward = me.interruptForward;
+                if (forward != null) {
+                    me.interruptForward = null;
+                    // the chain may unwind faster than the forward's answer travels back: learn whether a
+                    // wait down the chain took the interrupt before deciding to keep it here (bounded)
+                    awaitUninterruptibly(forward, 10);
+                }
                 if (me.classInterruptPending.compareAndSet(true, false)) {
                     PENDING_CLASS_INTERRUPTS.decrementAndGet();
                     Thread.currentThread().interrupt(); // nobody of the class waited meanwhile: it is ours
@@ -454,6 +550,26 @@ public final class MonitorRuntime {
             }
         } catch (Throwable t) {
             LOG.error("outgoing-end-failed", "dthreads: recording the end of an outgoing call failed: " + t);
+        }
+    }
+
+    private static void awaitUninterruptibly(java.util.concurrent.CountDownLatch latch, long seconds) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        try {
+            for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                try {
+                    if (latch.await(left, TimeUnit.NANOSECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -675,7 +791,7 @@ public final class MonitorRuntime {
                 }
             }
             case org.dthreads.monitor.RemoteMonitorSite.INTERRUPT -> {
-                return interruptWaitOf(cls) ? 1L : 0L;
+                return interruptHere(cls, arg);
             }
             default -> throw new IllegalArgumentException("dthreads: unknown remote monitor operation " + op);
         }
@@ -692,12 +808,12 @@ public final class MonitorRuntime {
         return lease;
     }
 
-    /** Interrupts a pending emulated wait of {@code cls} at this site; true if there was one. */
-    static boolean interruptWaitOf(long cls) {
+    /** Interrupts a pending emulated wait of {@code cls} at this site (not {@code except}'s); true if there was one. */
+    static boolean interruptWaitOf(long cls, Thread except) {
         Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
         if (waits != null) {
             for (WaitNode w : waits) {
-                if (w.state == WaitNode.WAITING) {
+                if (w.thread != except && w.state == WaitNode.WAITING) {
                     w.thread.interrupt();
                     return true;
                 }

@@ -235,7 +235,7 @@ final class RemoteReference {
     /** One call, with the calling thread marked as in an outgoing call (its class's callbacks may act for it). */
     private static long call(RemoteMonitorTransport t, Object key, int op, long cls, long token, long arg, int nanos)
             throws InterruptedException {
-        MonitorRuntime.beginOutgoingCall();
+        MonitorRuntime.beginOutgoingCall(key);
         try {
             return t.call(key, op, cls, token, arg, nanos);
         } catch (RuntimeException | InterruptedException e) {

@@ -142,7 +142,7 @@ public final class RmiClientHook {
         }
         // While this thread waits for the reply it is suspended: a callback serving this call chain may
         // act as the owner of the monitors the class holds (see OutgoingCalls).
-        OutgoingCalls.begin();
+        OutgoingCalls.begin(target); // an interrupt of this thread is forwarded to the target's site
         try {
             return ref.invoke(target, twin.method(), twinArgs, twin.hash());
         } catch (ServerException e) {
