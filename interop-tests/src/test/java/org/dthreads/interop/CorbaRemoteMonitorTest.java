@@ -87,6 +87,7 @@ class CorbaRemoteMonitorTest {
             assertEquals("bumped", server.run("bump"));
             return waiter.get(20, TimeUnit.SECONDS);
         });
+        System.out.println("wait/notify: " + result);
         assertTrue(result.startsWith("woken after 1 wait(s), value 1, holdsLock true"), result);
     }
 
@@ -111,6 +112,7 @@ class CorbaRemoteMonitorTest {
                 site("C", CounterSite.class, true, "client"));
         String ior = sites.get(0).endpoint("ior", Duration.ofSeconds(20));
         String result = cluster.assertCompletesWithin(Duration.ofSeconds(10), () -> sites.get(1).run("lockOnce", ior));
+        System.out.println("site without dthreads: " + result);
         assertTrue(result.startsWith("org.dthreads.monitor.RemoteMonitorException: "), result);
         assertTrue(result.contains("does not run dthreads"), result);
         assertTrue(result.contains("IDL:example/monitors/Counter:1.0 at 127.0.0.1:"), "names the reference: " + result);
