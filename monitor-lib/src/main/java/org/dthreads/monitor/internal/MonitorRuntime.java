@@ -732,8 +732,23 @@ public final class MonitorRuntime {
     public static long remoteServe(Object target, int op, long cls, long token, long arg, int nanos, String peer)
             throws InterruptedException {
         if (!ThreadClass.isValid(cls)) {
+            LOG.warn("remote-op-invalid-class", "dthreads: refused a remote monitor request from " + peer
+                    + " carrying the invalid thread class 0x" + Long.toHexString(cls));
             throw new IllegalArgumentException("dthreads: not a valid thread class: 0x" + Long.toHexString(cls));
         }
+        try {
+            return serveChecked(target, op, cls, token, arg, nanos, peer);
+        } catch (IllegalMonitorStateException e) {
+            // a stale holder, a buggy client, or a forged class or token: say who asked (rate-limited)
+            LOG.warn("remote-op-refused", "dthreads: refused remote monitor operation " + op + " of "
+                    + ThreadClass.format(cls) + " from " + peer + " on " + (target == null ? "?" : target.getClass().getName())
+                    + ": " + e.getMessage());
+            throw e;
+        }
+    }
+
+    private static long serveChecked(Object target, int op, long cls, long token, long arg, int nanos, String peer)
+            throws InterruptedException {
         switch (op) {
             case org.dthreads.monitor.RemoteMonitorSite.ENTER -> {
                 Objects.requireNonNull(target, "target");

@@ -32,6 +32,9 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
 
     static final JrmpMonitorTransport INSTANCE = new JrmpMonitorTransport();
 
+    /** The transport itself, for tests that craft requests (forged classes and tokens). */
+    public static final RemoteMonitorTransport INSTANCE_FOR_TESTS = INSTANCE;
+
     /** The method whose parameter and return types marshal a request; any class's copy would do. */
     static final Method METHOD;
     /** JRMP method hash of {@code dthreads$monitor(int,long,long,long,int)long}. */
