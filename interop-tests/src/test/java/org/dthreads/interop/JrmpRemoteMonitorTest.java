@@ -60,6 +60,14 @@ class JrmpRemoteMonitorTest {
     }
 
     @Test
+    void theSameOnJdk25ServerAndClientNextToAJdk17Client(SiteCluster cluster) {
+        java.nio.file.Path java25 = Jdk25.javaOrSkip();
+        List<Site> sites = cluster.start(spec("S", CounterSites.Server.class, true).javaExecutable(java25),
+                spec("C1", CounterSites.Client.class, true), spec("C2", CounterSites.Client.class, true).javaExecutable(java25));
+        assertEquals(2 * CLIENT_ROUNDS + LOCAL_ROUNDS, raceIncrements(cluster, sites));
+    }
+
+    @Test
     void controlWithoutDthreadsTheStubsLockNothingAndUpdatesAreLost(SiteCluster cluster) {
         List<Site> sites = start(cluster, false);
         int value = raceIncrements(cluster, sites);
