@@ -20,7 +20,10 @@ public final class CounterSites {
 
         @Override
         public void start(SiteContext ctx) throws Exception {
-            Counter stub = (Counter) UnicastRemoteObject.exportObject(counter, 0);
+            Counter stub = Boolean.getBoolean("counter.ssl")
+                    ? (Counter) UnicastRemoteObject.exportObject(counter, 0, new javax.rmi.ssl.SslRMIClientSocketFactory(),
+                            new javax.rmi.ssl.SslRMIServerSocketFactory())
+                    : (Counter) UnicastRemoteObject.exportObject(counter, 0);
             ctx.createRegistry().rebind("counter", stub);
             ctx.publish("rmi.host", ctx.host());
             ctx.step("bumpLocally", args -> {

@@ -60,6 +60,26 @@ class JrmpRemoteMonitorTest {
     }
 
     @Test
+    void theSameWithTheCounterExportedOnSslSocketFactories(SiteCluster cluster) throws Exception {
+        java.nio.file.Path keystore = cluster.tempDir().resolve("ssl.p12");
+        Process keytool = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "site", "-keyalg", "RSA", "-dname", "CN=localhost", "-validity", "2",
+                "-storetype", "PKCS12", "-keystore", keystore.toString(), "-storepass", "changeit")
+                .redirectErrorStream(true).start();
+        assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes()));
+        List<Site> sites = cluster.start(ssl(spec("S", CounterSites.Server.class, true), keystore).systemProperty("counter.ssl", "true"),
+                ssl(spec("C1", CounterSites.Client.class, true), keystore), ssl(spec("C2", CounterSites.Client.class, true), keystore));
+        assertEquals(2 * CLIENT_ROUNDS + LOCAL_ROUNDS, raceIncrements(cluster, sites));
+    }
+
+    private static SiteSpec ssl(SiteSpec spec, java.nio.file.Path keystore) {
+        return spec.systemProperty("javax.net.ssl.keyStore", keystore.toString())
+                .systemProperty("javax.net.ssl.keyStorePassword", "changeit")
+                .systemProperty("javax.net.ssl.trustStore", keystore.toString())
+                .systemProperty("javax.net.ssl.trustStorePassword", "changeit");
+    }
+
+    @Test
     void theSameOnJdk25ServerAndClientNextToAJdk17Client(SiteCluster cluster) {
         java.nio.file.Path java25 = Jdk25.javaOrSkip();
         List<Site> sites = cluster.start(spec("S", CounterSites.Server.class, true).javaExecutable(java25),
