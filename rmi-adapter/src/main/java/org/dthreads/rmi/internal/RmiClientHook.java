@@ -172,10 +172,30 @@ public final class RmiClientHook {
     }
 
     private static String plainKey(RemoteRef ref, Method method) {
+        return endpointOf(ref) + " " + method.getDeclaringClass().getName();
+    }
+
+    /**
+     * The endpoint of {@code ref}, cached per reference (by identity: a stub keeps its reference for life),
+     * so that once a plain server is known, twin calls do not parse {@code remoteToString()} each time. The
+     * cache is cleared when it reaches {@link #MAX_PLAIN_ENDPOINTS} references.
+     */
+    private static String endpointOf(RemoteRef ref) {
+        String cached = ENDPOINTS.get(ref);
+        if (cached != null) {
+            return cached;
+        }
         String where = ref.remoteToString();
         Matcher m = ENDPOINT.matcher(where);
-        return (m.find() ? m.group(1) : where) + " " + method.getDeclaringClass().getName();
+        String endpoint = m.find() ? m.group(1) : where;
+        if (ENDPOINTS.size() >= MAX_PLAIN_ENDPOINTS) {
+            ENDPOINTS.clear();
+        }
+        ENDPOINTS.put(ref, endpoint);
+        return endpoint;
     }
+
+    private static final Map<RemoteRef, String> ENDPOINTS = new ConcurrentHashMap<>();
 
     /** The twin of {@code method}, or null if its interface has none. */
     static Method twinMethod(Method method) {
