@@ -50,6 +50,10 @@ public final class CounterSite implements SiteApp {
             ctx.step("increment", args -> increment(ctx, orb, args));
             ctx.step("waitForBump", args -> waitForBump(ctx, orb, args.get(0)));
             ctx.step("lockOnce", args -> lockOnce(orb, args.get(0)));
+            ctx.step("startRemoteWait", args -> startRemoteWait(ctx, orb, args.get(0)));
+            ctx.step("interruptWaiter", args -> interruptWaiter());
+            ctx.step("holdFor", args -> holdFor(ctx, orb, args.get(0), Long.parseLong(args.get(1))));
+            ctx.step("forge", args -> forge(ctx, orb, args));
         }
     }
 
@@ -92,6 +96,77 @@ public final class CounterSite implements SiteApp {
                 waits++;
             }
             return "woken after " + waits + " wait(s), value " + counter.get() + ", holdsLock " + Thread.holdsLock(counter);
+        }
+    }
+
+    private static volatile Thread waiter;
+    private static final java.util.concurrent.atomic.AtomicReference<String> WAIT_OUTCOME =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** Thread T waits on the servant through the stub, with nobody to notify it: only an interrupt ends it. */
+    static String startRemoteWait(SiteContext ctx, ORB orb, String serverSite) {
+        CounterStub counter = counter(orb, ctx.peerEndpoint(serverSite, "ior"));
+        WAIT_OUTCOME.set(null);
+        waiter = new Thread(() -> {
+            synchronized (counter) {
+                try {
+                    counter.wait(60_000);
+                    WAIT_OUTCOME.set("T's remote wait timed out");
+                } catch (InterruptedException e) {
+                    WAIT_OUTCOME.set("T's remote wait interrupted, holds " + Thread.holdsLock(counter) + ", status "
+                            + Thread.currentThread().isInterrupted());
+                }
+            }
+        }, "T");
+        waiter.start();
+        return "started";
+    }
+
+    /** {@code t.interrupt()} in rewritten code, then what T saw. */
+    static String interruptWaiter() throws InterruptedException {
+        waiter.interrupt();
+        waiter.join(10_000);
+        String outcome = WAIT_OUTCOME.get();
+        return outcome == null ? "T still blocked" : outcome;
+    }
+
+    /** Holds the servant's monitor through the stub for {@code millis}. */
+    static String holdFor(SiteContext ctx, ORB orb, String serverSite, long millis) {
+        CounterStub counter = counter(orb, ctx.peerEndpoint(serverSite, "ior"));
+        synchronized (counter) {
+            long until = System.nanoTime() + millis * 1_000_000L;
+            for (long left; (left = until - System.nanoTime()) > 0; ) {
+                java.util.concurrent.locks.LockSupport.parkNanos(left);
+            }
+            return "held";
+        }
+    }
+
+    /**
+     * {@code forge server op classHex tokenHex waitMillis arg}: one crafted remote monitor request, as an
+     * unrelated client could send it, with a made-up class and token; its outcome, or "blocked".
+     */
+    static String forge(SiteContext ctx, ORB orb, List<String> args) throws Exception {
+        CounterStub counter = counter(orb, ctx.peerEndpoint(args.get(0), "ior"));
+        int op = Integer.parseInt(args.get(1));
+        long forged = Long.parseUnsignedLong(args.get(2), 16);
+        long token = Long.parseUnsignedLong(args.get(3), 16);
+        long arg = Long.parseLong(args.get(5));
+        java.util.concurrent.FutureTask<String> request = new java.util.concurrent.FutureTask<>(() -> {
+            try {
+                return "returned " + org.dthreads.iiop.internal.IiopMonitorTransport.instance().call(counter, op, forged,
+                        token, arg, 0);
+            } catch (Exception e) {
+                return e.getClass().getSimpleName() + ": " + e.getMessage();
+            }
+        });
+        Thread t = new Thread(request, "forger");
+        t.setDaemon(true);
+        t.start();
+        try {
+            return request.get(Long.parseLong(args.get(4)), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "blocked";
         }
     }
 

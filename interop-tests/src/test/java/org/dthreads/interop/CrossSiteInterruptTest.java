@@ -57,6 +57,16 @@ class CrossSiteInterruptTest {
     }
 
     @Test
+    void anInterruptEndsARemoteWaitOnACorbaStub(SiteCluster cluster) {
+        List<Site> sites = cluster.start(CorbaRemoteMonitorTest.site("S", example.monitors.corba.CounterSite.class, true,
+                "server"), CorbaRemoteMonitorTest.site("C", example.monitors.corba.CounterSite.class, true, "client"));
+        sites.get(1).run("startRemoteWait", "S");
+        awaitWaiterAt(sites.get(0));
+        String seen = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(1).run("interruptWaiter"));
+        assertEquals("T's remote wait interrupted, holds true, status false", seen);
+    }
+
+    @Test
     void controlWithoutDthreadsTheInterruptStaysWithTheBlockedCaller(SiteCluster cluster) {
         List<Site> sites = start(cluster, false);
         sites.get(0).run("startChain");

@@ -75,6 +75,38 @@ class ForgedIdentityTest {
     }
 
     /**
+     * The same over IIOP (JacORB): while client C1 holds the servant's monitor under a lease, an unrelated
+     * client F sends crafted {@code _dthreads_monitor} requests with made-up classes and tokens.
+     */
+    @Test
+    void overIiopForgedClassesAndTokensGainNothing(SiteCluster cluster) {
+        List<Site> sites = cluster.start(CorbaRemoteMonitorTest.site("S", example.monitors.corba.CounterSite.class, true,
+                "server"), CorbaRemoteMonitorTest.site("C1", example.monitors.corba.CounterSite.class, true, "client"),
+                CorbaRemoteMonitorTest.site("F", example.monitors.corba.CounterSite.class, true, "client"));
+        Site s = sites.get(0);
+        Site f = sites.get(2);
+        CompletableFuture<String> hold = CompletableFuture.supplyAsync(() -> sites.get(1).run(Duration.ofSeconds(30),
+                "holdFor", "S", "4000"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> s.monitorDump().contains("remote owner"));
+        String hex = Long.toHexString(ThreadClass.of(ThreadLocalRandom.current().nextInt(1, Integer.MAX_VALUE), 3));
+        String token = Long.toHexString(ThreadLocalRandom.current().nextLong() | 1);
+        List<String> refused = List.of(
+                f.run("forge", "S", op(RemoteMonitorSite.NOTIFY), hex, "0", "5000", "0"),
+                f.run("forge", "S", op(RemoteMonitorSite.WAIT), hex, "0", "5000", "10"),
+                f.run("forge", "S", op(RemoteMonitorSite.EXIT), hex, token, "5000", "0"),
+                f.run("forge", "S", op(RemoteMonitorSite.NOTIFY_ALL), hex, token, "5000", "0"));
+        for (String r : refused) {
+            assertTrue(r.startsWith("IllegalMonitorStateException"), r);
+        }
+        assertEquals("returned 0", f.run("forge", "S", op(RemoteMonitorSite.RENEW), hex, token, "5000", "0"));
+        assertEquals("blocked", f.run("forge", "S", op(RemoteMonitorSite.ENTER), hex, "0", "1000", "500"));
+        assertFalse(hold.isDone(), "C1 still holds the monitor");
+        assertEquals("held", cluster.assertCompletesWithin(Duration.ofSeconds(20), hold::join));
+        assertTrue(s.stderrTail().contains("refused remote monitor operation"), s.stderrTail());
+        assertTrue(s.stderrTail().contains("from iiop /127.0.0.1:"), "the refusal names the peer's address: " + s.stderrTail());
+    }
+
+    /**
      * The limit of the causality rule, shown: a peer that knows the holder's class value (a peer inside the
      * chain, or one the value leaked to) acts as that logical thread while it is suspended. Class values are
      * not guessable from outside (random site id and counter origin per incarnation), not secret from peers.

@@ -91,7 +91,7 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
             }
             ri.add_request_service_context(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)), true);
             if (ri.response_expected()) {
-                PendingReplies.sent(ri.request_id());
+                PendingReplies.sent(ri.request_id(), ri.target());
             }
         } catch (Throwable t) {
             Safety.rethrowFatal(t);

@@ -26,9 +26,10 @@ import org.omg.CORBA.portable.ResponseHandler;
  * That is the object the servant's own {@code synchronized} methods lock.
  *
  * <h2>Peer</h2>
- * A portable skeleton cannot see the client's address, so the peer passed to {@code serve} is the site of
- * the request's thread class ({@code "iiop site 0000002a"}): re-entry by a class is recognised from
- * anywhere along its chain.
+ * A portable skeleton cannot see the client's address. On JacORB and the GlassFish ORB the response handler
+ * is the ORB's request object, whose connection has the socket: the peer passed to {@code serve} is then
+ * {@code "iiop /127.0.0.1:40422"} (found by reflection on public methods, cached per handler class); on
+ * other ORBs, or if that fails, it is the site of the request's thread class ({@code "iiop site 0000002a"}).
  */
 public final class MonitorRequests implements MonitorRequestHook.Server {
 
@@ -90,8 +91,7 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         }
         long result;
         try {
-            result = RemoteMonitorSite.serve(target, op, cls, token, arg, nanos,
-                    "iiop site " + String.format("%08x", ThreadClass.siteId(cls)));
+            result = RemoteMonitorSite.serve(target, op, cls, token, arg, nanos, peerOf(handler, cls));
         } catch (InterruptedException e) {
             return error(handler, MonitorWire.INTERRUPTED, message(e));
         } catch (IllegalMonitorStateException e) {
@@ -114,6 +114,31 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         out.write_long(MonitorWire.OK);
         out.write_longlong(result);
         return out;
+    }
+
+    /** The client's address from the ORB's request object, or the class's site (see "Peer"). */
+    static String peerOf(Object handler, long cls) {
+        try {
+            Object connection = handler.getClass().getMethod("getConnection").invoke(handler);
+            Object socket = socketOf(connection);
+            if (socket == null) {
+                socket = socketOf(connection.getClass().getMethod("getTransport").invoke(connection));
+            }
+            if (socket instanceof java.net.Socket s) {
+                return "iiop " + s.getRemoteSocketAddress();
+            }
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            // not an ORB we know: fall back to the class's site
+        }
+        return "iiop site " + String.format("%08x", ThreadClass.siteId(cls));
+    }
+
+    private static Object socketOf(Object connection) throws ReflectiveOperationException {
+        try {
+            return connection.getClass().getMethod("getSocket").invoke(connection);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
     }
 
     private static String message(Throwable t) {

@@ -23,13 +23,18 @@ final class PendingReplies {
 
     private PendingReplies() {}
 
-    static void sent(int requestId) {
+    /**
+     * @param requestId the request's id
+     * @param target the reference the request was made on: an interrupt of this thread is forwarded to its
+     *        site while the reply is pending ({@link OutgoingCalls#begin(Object)})
+     */
+    static void sent(int requestId, Object target) {
         PendingReplies p = CURRENT.get();
         if (p.depth == p.requestIds.length) {
             p.requestIds = Arrays.copyOf(p.requestIds, p.depth * 2);
         }
         p.requestIds[p.depth++] = requestId;
-        OutgoingCalls.begin();
+        OutgoingCalls.begin(target);
     }
 
     static void ended(int requestId) {
