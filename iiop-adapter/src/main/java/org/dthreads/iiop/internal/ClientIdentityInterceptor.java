@@ -91,7 +91,7 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
             }
             ri.add_request_service_context(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)), true);
             if (ri.response_expected()) {
-                PendingReplies.sent(ri.request_id(), ri.target());
+                PendingReplies.sent(ri.request_id(), targetOrNull(ri));
             }
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
@@ -174,4 +174,13 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
         }
     }
 
+
+    /** The request's target, for forwarding interrupts; null if the ORB cannot give it (never fails the request). */
+    private static Object targetOrNull(ClientRequestInfo ri) {
+        try {
+            return ri.target();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
 }
