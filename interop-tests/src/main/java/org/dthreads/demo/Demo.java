@@ -20,8 +20,10 @@ import org.dthreads.junit.SiteSpec;
  * {@code ./dthreads demo}: a zigzag across separate JVMs on loopback (site A's synchronized
  * {@code forward} calls site B, whose {@code forward} calls back into A), over Java RMI and over
  * CORBA, each first with dthreads, printing every hop, then without, showing the deadlock and
- * explaining it from the sites' thread dumps. Exit status 0 when both dthreads runs completed and
- * both controls deadlocked.
+ * explaining it from the sites' thread dumps; then {@code synchronized (counterStub)} from two client JVMs
+ * on a Java RMI counter, with dthreads (every update kept) and without (updates lost). Exit status 0 when
+ * both dthreads runs completed, both controls deadlocked, the counter was exact with dthreads and lost
+ * updates without.
  */
 public final class Demo {
 
@@ -50,10 +52,64 @@ public final class Demo {
                 CorbaHopSite.class, agent, List.of("dthreads"));
         boolean corbaDeadlocked = withoutDthreads("4. CORBA without dthreads (the control)", CorbaHopSite.class);
         System.out.println();
+        System.out.println("""
+                dthreads demo: synchronized on a stub
+                  two client JVMs, each %d times:  synchronized (counter) { int v = counter.get(); counter.set(v + 1); }
+                  where counter is a Java RMI stub of an object on a third JVM, whose own synchronized bump() runs %d times
+                  meanwhile.""".formatted(COUNTER_ROUNDS, LOCAL_ROUNDS));
+        int exact = 2 * COUNTER_ROUNDS + LOCAL_ROUNDS;
+        int withValue = counter("5. with dthreads", agent);
+        boolean counterExact = withValue == exact;
+        System.out.println("   counter = " + withValue + " of " + exact + (counterExact
+                ? ": every update kept. The block locked the object at its site (a lease held across both calls),"
+                        + " excluding the other client and the object's own synchronized method."
+                : ": WRONG, updates were lost with dthreads"));
+        int withoutValue = -1;
+        for (int round = 0; round < 3 && (withoutValue < 0 || withoutValue == exact); round++) {
+            withoutValue = counter(round == 0 ? "6. without dthreads (the control)" : "   again (no loss in that round)", null);
+        }
+        boolean counterLost = withoutValue >= 0 && withoutValue < exact;
+        System.out.println("   counter = " + withoutValue + " of " + exact + (counterLost ? ": " + (exact - withoutValue)
+                + " updates lost. Each client locked only its own local stub, so the read-modify-writes interleaved."
+                : ": the control lost nothing"));
+        System.out.println();
         System.out.println("summary: with dthreads the zigzag " + (rmiCompleted && corbaCompleted ? "completed" : "DID NOT complete")
                 + " over RMI and CORBA; without dthreads it " + (rmiDeadlocked && corbaDeadlocked
-                        ? "deadlocked over both, as the JVM alone must" : "DID NOT deadlock everywhere"));
-        System.exit(rmiCompleted && rmiDeadlocked && corbaCompleted && corbaDeadlocked ? 0 : 1);
+                        ? "deadlocked over both, as the JVM alone must" : "DID NOT deadlock everywhere")
+                + ". synchronized (stub) " + (counterExact ? "excluded across JVMs" : "DID NOT exclude") + " with dthreads"
+                + (counterLost ? " and lost updates without" : " and the control lost nothing") + ".");
+        System.exit(rmiCompleted && rmiDeadlocked && corbaCompleted && corbaDeadlocked && counterExact && counterLost ? 0 : 1);
+    }
+
+    private static final int COUNTER_ROUNDS = 200;
+    private static final int LOCAL_ROUNDS = 100;
+
+    /** One run of the counter: server S and clients C1, C2, all with the agent or all without; the final value. */
+    private static int counter(String title, Path agent) {
+        System.out.println("== " + title + (agent == null ? ": no agent" : ": java -javaagent:" + agent));
+        try (SiteCluster cluster = new SiteCluster()) {
+            List<Site> sites = cluster.start(counterSite("S", example.monitors.rmi.CounterSites.Server.class, agent),
+                    counterSite("C1", example.monitors.rmi.CounterSites.Client.class, agent),
+                    counterSite("C2", example.monitors.rmi.CounterSites.Client.class, agent));
+            return cluster.assertCompletesWithin(COMPLETE_BOUND, () -> {
+                java.util.concurrent.CompletableFuture<String> c1 = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> sites.get(1).run("increment", Integer.toString(COUNTER_ROUNDS)));
+                java.util.concurrent.CompletableFuture<String> c2 = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> sites.get(2).run("increment", Integer.toString(COUNTER_ROUNDS)));
+                sites.get(0).run("bumpLocally", Integer.toString(LOCAL_ROUNDS));
+                c1.join();
+                c2.join();
+                return Integer.parseInt(sites.get(0).run("value"));
+            });
+        } catch (AssertionError | RuntimeException e) {
+            System.out.println("   FAILED: " + e.getMessage());
+            return -1;
+        }
+    }
+
+    private static SiteSpec counterSite(String name, Class<? extends SiteApp> app, Path agent) {
+        SiteSpec spec = SiteSpec.app(name, app);
+        return agent == null ? spec : spec.javaAgent(agent);
     }
 
     private static boolean withDthreads(String title, Class<? extends SiteApp> app, Path agent, List<String> args) {

@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import example.monitors.CounterSites;
+import example.monitors.rmi.CounterSites;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -116,6 +116,6 @@ class JrmpRemoteMonitorTest {
         List<Site> sites = cluster.start(spec("S", CounterSites.Server.class, false), spec("C1", CounterSites.Client.class, true));
         String result = cluster.assertCompletesWithin(Duration.ofSeconds(30), () -> sites.get(1).run("tryLock"));
         assertTrue(result.startsWith("org.dthreads.monitor.RemoteMonitorException"), result);
-        assertTrue(result.contains("does not run dthreads") && result.contains("example.monitors.Counter"), result);
+        assertTrue(result.contains("does not run dthreads") && result.contains("example.monitors.rmi.Counter"), result);
     }
 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import example.monitors.CounterSites;
+import example.monitors.rmi.CounterSites;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

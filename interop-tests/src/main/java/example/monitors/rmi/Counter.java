@@ -1,4 +1,4 @@
-package example.monitors;
+package example.monitors.rmi;
 
 import java.rmi.Remote;
 import java.rmi.RemoteException;

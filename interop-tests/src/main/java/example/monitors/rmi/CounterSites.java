@@ -1,4 +1,4 @@
-package example.monitors;
+package example.monitors.rmi;
 
 import java.rmi.registry.LocateRegistry;
 import java.rmi.server.UnicastRemoteObject;
