@@ -27,7 +27,7 @@ public final class EchoSite {
             EchoLegacyStub legacy = new EchoLegacyStub(
                     ((java.rmi.server.RemoteObject) java.lang.reflect.Proxy.getInvocationHandler(stub)).getRef());
             System.out.println("legacy stub: " + legacy.echo("there"));
-            System.out.println("methods: " + Arrays.stream(Echo.class.getMethods())
+            System.out.println("methods: " + Arrays.stream(Echo.class.getDeclaredMethods())
                     .map(m -> m.getName().startsWith("echo") ? m.getName() : "?").sorted().toList());
         } finally {
             UnicastRemoteObject.unexportObject(impl, true);
