@@ -15,7 +15,8 @@ import org.dthreads.junit.SiteContext;
 
 /**
  * Soak site: chains of depth 6 through all sites (A,B,C,A,B,C, whichever site's driver starts them)
- * with a synchronized hop at each, and at the end of each chain a hand-off through a wait/notify mailbox drained by this
+ * with a synchronized hop at each, and at the end of each chain, inside {@code synchronized (firstHopStub)} (a remote
+ * monitor its class already holds at the first site), a hand-off through a wait/notify mailbox drained by this
  * site's consumer thread. Steps: {@code run THREADS SECONDS} (drivers; returns chains, p99 µs),
  * {@code stats}, {@code heap} (used bytes after a full GC), {@code stopConsumer}, {@code busy} (emulated monitors still held
  * or waited on, from the dthreads dump; -1 without dthreads).
@@ -127,7 +128,16 @@ public final class SoakSite implements SiteApp {
                 work += Long.hashCode(token ^ i);
             }
             if (index == route.size() - 1) {
-                mailbox.put(token);
+                // A remote monitor at the end of the chain: the first hop's node, a stub here, whose monitor
+                // this chain's class holds at its site (the first hop is suspended in its call): the remote
+                // enter takes it over under a lease, holdsLock asks the site, the exit hands it back.
+                SoakNode home = route.get(0);
+                synchronized (home) {
+                    if (!Thread.holdsLock(home)) {
+                        throw new IllegalStateException("the chain's class does not hold its first hop's monitor");
+                    }
+                    mailbox.put(token);
+                }
                 return token;
             }
             return route.get(index + 1).hop(route, index + 1, token);
