@@ -32,6 +32,18 @@ class RemoteMonitorFaultTest {
                 .systemProperty("dthreads.monitor.leaseMillis", Long.toString(LEASE_MILLIS));
     }
 
+    /** {@code holder} enters the counter's monitor through its stub and stays in the block until it is killed. */
+    private static void holdUntilKilled(Site holder, Site server) {
+        CompletableFuture.runAsync(() -> {
+            try {
+                holder.run(Duration.ofSeconds(60), "holdForever");
+            } catch (RuntimeException expected) {
+                // the test kills the holder
+            }
+        });
+        awaitRemoteHolder(server);
+    }
+
     private static void awaitRemoteHolder(Site server) {
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
                 .until(() -> server.run("table").contains("remote owner at"));
@@ -42,14 +54,7 @@ class RemoteMonitorFaultTest {
         List<Site> sites = cluster.start(site("S", CounterSites.Server.class), site("C1", CounterSites.Client.class),
                 site("C2", CounterSites.Client.class));
         Site server = sites.get(0);
-        CompletableFuture.runAsync(() -> {
-            try {
-                sites.get(1).run(Duration.ofSeconds(60), "holdForever");
-            } catch (RuntimeException expected) {
-                // the site is killed below
-            }
-        });
-        awaitRemoteHolder(server);
+        holdUntilKilled(sites.get(1), server);
         CompletableFuture<String> remoteEntrant = CompletableFuture.supplyAsync(() -> sites.get(2).run(
                 Duration.ofSeconds(60), "increment", "1"));
         CompletableFuture<String> localEntrant = CompletableFuture.supplyAsync(() -> server.run(Duration.ofSeconds(60),
@@ -72,14 +77,7 @@ class RemoteMonitorFaultTest {
     void aKilledHolderNobodyContendsForLeavesNoEntry(SiteCluster cluster) {
         List<Site> sites = cluster.start(site("S", CounterSites.Server.class), site("C1", CounterSites.Client.class));
         Site server = sites.get(0);
-        CompletableFuture.runAsync(() -> {
-            try {
-                sites.get(1).run(Duration.ofSeconds(60), "holdForever");
-            } catch (RuntimeException expected) {
-                // killed
-            }
-        });
-        awaitRemoteHolder(server);
+        holdUntilKilled(sites.get(1), server);
         long killedAt = System.nanoTime();
         assertTrue(sites.get(1).crash(Duration.ofSeconds(10)));
         await().atMost(Duration.ofMillis(LEASE_MILLIS + 2_000)).pollInterval(Duration.ofMillis(100))
