@@ -121,12 +121,15 @@ class InstrumenterCliTest {
         assertTrue(r.out().contains("remote interfaces twinned: 3"), r::describe); // Greeter, EchoSite.Echo, IdentitySite.Who
         assertTrue(r.out().contains("legacy stubs patched: 2"), r::describe); // EchoLegacyStub, IdentitySite.WhoLegacyStub
         Result plain = java("-cp", in.toString(), "example.conformance.EchoSite");
-        assertEquals(List.of("echo hi, held true", "legacy stub: echo there, held true", "methods: [echo]"),
-                plain.lines(), plain::describe);
+        assertEquals(List.of("echo hi, held true", "legacy stub: echo there, held true", "methods: [echo]",
+                "synchronized (stub) excludes the object's own synchronized method: false"), plain.lines(), plain::describe);
         Result offline = java("-cp", classPath(out, AGENT), "example.conformance.EchoSite");
         assertEquals(0, offline.exit(), offline::describe);
         assertEquals(plain.lines().subList(0, 2), offline.lines().subList(0, 2), offline::describe);
         assertTrue(offline.lines().get(2).matches("methods: \\[echo, echo\\S+\\]"), offline::describe);
+        // remote monitors without the agent: the JRMP transport is found through the stub's class loader
+        assertEquals("synchronized (stub) excludes the object's own synchronized method: true", offline.lines().get(3),
+                offline::describe);
         Result both = java("-javaagent:" + AGENT, "-cp", out.toString(), "example.conformance.EchoSite");
         assertEquals(offline.lines(), both.lines(), both::describe);
     }

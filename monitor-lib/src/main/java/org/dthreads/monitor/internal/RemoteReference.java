@@ -209,6 +209,9 @@ final class RemoteReference {
             return t;
         }
         t = RemoteMonitors.transportFor(key);
+        if (t == null && discoverTransports(key)) {
+            t = RemoteMonitors.transportFor(key);
+        }
         if (t == null) {
             throw new RemoteMonitorException("dthreads: no adapter can carry monitor operations on the remote reference "
                     + typeName + " to its site; synchronized/wait/notify on a stub need the dthreads adapter of its"
@@ -216,6 +219,31 @@ final class RemoteReference {
         }
         transport = t;
         return t;
+    }
+
+    /** The adapters' transports, by name: each has a static {@code register()}. */
+    private static final String[] KNOWN_TRANSPORTS = {"org.dthreads.rmi.internal.JrmpMonitorTransport",
+            "org.dthreads.iiop.internal.IiopMonitorTransport"};
+
+    /**
+     * Without the agent nothing registers a transport up front (the agent does, and so do
+     * {@code DThreadsRmi} and {@code DThreadsOrbInitializer}): an application run with build-time rewriting
+     * may reach its first stub before any of them. Loads the adapters' transports through the stub's class
+     * loader (where the adapters are, in that mode) and registers them. Not under any lock; never throws.
+     */
+    private static boolean discoverTransports(Object key) {
+        boolean any = false;
+        ClassLoader loader = key.getClass().getClassLoader();
+        for (String name : KNOWN_TRANSPORTS) {
+            try {
+                Class<?> c = Class.forName(name, true, loader);
+                c.getMethod("register").invoke(null);
+                any = true;
+            } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+                // that adapter (or its ORB) is not on this class path
+            }
+        }
+        return any;
     }
 
     String describe(Object key) {
