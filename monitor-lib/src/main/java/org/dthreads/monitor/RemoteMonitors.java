@@ -6,7 +6,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Where the adapters register their {@link RemoteMonitorTransport}, and where the rewriter's remote path
  * finds the one that reaches a target. Registration is explicit (an adapter registers when it is
- * installed): a service-loader look-up from the bootstrap class path could not see the adapters.
+ * installed): a service-loader look-up from the bootstrap class path could not see the adapters. When no
+ * registered transport handles a stub, the runtime also tries the adapters' transports by name through the
+ * stub's class loader (build-time rewriting without the agent, where nothing registered them up front).
  *
  * <p>Thread-safe; look-ups do not lock. With monitor-lib on the bootstrap class path, adapters loaded
  * parent-first link to the bootstrap copy of this class, so there is one registry per JVM.
