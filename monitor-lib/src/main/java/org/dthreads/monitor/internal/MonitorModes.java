@@ -86,10 +86,7 @@ final class MonitorModes {
 
     /** Whether {@code o}'s monitor is emulated (locally or at a remote site). {@code o} is not null. */
     static boolean isEmulated(Object o) {
-        if (o instanceof Class<?> c) {
-            return CLASS_OBJECT_EMULATED.get(c);
-        }
-        return INSTANCE_MODE.get(o.getClass()) != NATIVE;
+        return mode(o) != NATIVE;
     }
 
     /** {@link #NATIVE}, {@link #EMULATED} or {@link #REMOTE} (a stub class) for {@code o}, which is not null. */

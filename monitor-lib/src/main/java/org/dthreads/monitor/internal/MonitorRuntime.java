@@ -68,13 +68,22 @@ public final class MonitorRuntime {
      * or native. For a stub class the answer is per object, from its {@link RemoteReference}.
      */
     public static boolean isEmulated(Object o) {
-        int mode = MonitorModes.mode(Objects.requireNonNull(o));
-        return mode == MonitorModes.EMULATED || mode == MonitorModes.REMOTE && TABLE.getOrCreate(o).remote.isEmulated();
+        return modeOf(Objects.requireNonNull(o)) != MonitorModes.NATIVE;
     }
 
-    /** The monitor of a stub (its {@link Monitor#remote} is set), or null if {@code key} is not of a stub class. */
-    private static Monitor stubMonitor(Object key) {
-        return MonitorModes.isRemoteType(key) ? TABLE.getOrCreate(key) : null;
+    /**
+     * {@link MonitorModes#NATIVE}, {@link MonitorModes#EMULATED} or {@link MonitorModes#REMOTE} for {@code key}
+     * (not null), with a stub class's per-object answer: a proxy no transport reaches keeps the JVM's monitor.
+     * One class-value look-up for local objects.
+     */
+    private static int modeOf(Object key) {
+        int mode = MonitorModes.mode(key);
+        return mode == MonitorModes.REMOTE && !remoteOf(key).isEmulated() ? MonitorModes.NATIVE : mode;
+    }
+
+    /** The client state of a stub ({@link MonitorModes#REMOTE} key). */
+    private static RemoteReference remoteOf(Object key) {
+        return TABLE.getOrCreate(key).remote;
     }
 
     /** {@code monitorenter} on an emulated object. The caller (rewritten code) has checked the mode. */
@@ -264,12 +273,12 @@ public final class MonitorRuntime {
         if (nanos < 0 || nanos > 999_999) {
             throw new IllegalArgumentException("nanosecond timeout value out of range");
         }
-        Monitor stub = stubMonitor(key);
-        if (stub != null && stub.remote.isEmulated()) {
-            stub.remote.await(key, KernelLink.currentClass(), timeoutMillis, nanos);
+        int mode = modeOf(key);
+        if (mode == MonitorModes.REMOTE) {
+            remoteOf(key).await(key, KernelLink.currentClass(), timeoutMillis, nanos);
             return;
         }
-        if (stub != null || !MonitorModes.isEmulated(key)) {
+        if (mode == MonitorModes.NATIVE) {
             key.wait(timeoutMillis, nanos);
             return;
         }
@@ -301,12 +310,12 @@ public final class MonitorRuntime {
         if (key == null) {
             throw new NullPointerException("Cannot invoke \"Object.notify()\": the monitor is null");
         }
-        Monitor stub = stubMonitor(key);
-        if (stub != null && stub.remote.isEmulated()) {
-            stub.remote.notify(key, KernelLink.currentClass(), false);
+        int mode = modeOf(key);
+        if (mode == MonitorModes.REMOTE) {
+            remoteOf(key).notify(key, KernelLink.currentClass(), false);
             return;
         }
-        if (stub != null || !MonitorModes.isEmulated(key)) {
+        if (mode == MonitorModes.NATIVE) {
             key.notify();
             return;
         }
@@ -317,12 +326,12 @@ public final class MonitorRuntime {
         if (key == null) {
             throw new NullPointerException("Cannot invoke \"Object.notifyAll()\": the monitor is null");
         }
-        Monitor stub = stubMonitor(key);
-        if (stub != null && stub.remote.isEmulated()) {
-            stub.remote.notify(key, KernelLink.currentClass(), true);
+        int mode = modeOf(key);
+        if (mode == MonitorModes.REMOTE) {
+            remoteOf(key).notify(key, KernelLink.currentClass(), true);
             return;
         }
-        if (stub != null || !MonitorModes.isEmulated(key)) {
+        if (mode == MonitorModes.NATIVE) {
             key.notifyAll();
             return;
         }
@@ -348,11 +357,11 @@ public final class MonitorRuntime {
         if (key == null) {
             throw new NullPointerException("the monitor is null");
         }
-        Monitor stub = stubMonitor(key);
-        if (stub != null && stub.remote.isEmulated()) {
-            return stub.remote.holds(key, KernelLink.currentClass());
+        int mode = modeOf(key);
+        if (mode == MonitorModes.REMOTE) {
+            return remoteOf(key).holds(key, KernelLink.currentClass());
         }
-        if (stub != null || !MonitorModes.isEmulated(key)) {
+        if (mode == MonitorModes.NATIVE) {
             return Thread.holdsLock(key);
         }
         Monitor m = TABLE.get(key);
@@ -406,11 +415,16 @@ public final class MonitorRuntime {
     static final long NOT_DELIVERED = 0L;
 
     private static final java.util.concurrent.ExecutorService FORWARDERS =
-            java.util.concurrent.Executors.newCachedThreadPool(r -> {
-                Thread th = new Thread(r, "dthreads-interrupt-forward");
-                th.setDaemon(true);
-                return th;
-            });
+            java.util.concurrent.Executors.newCachedThreadPool(daemonThreads("dthreads-interrupt-forward"));
+
+    /** Threads of the runtime's background work (lease renewal and reaping, interrupt forwarding): daemons. */
+    static java.util.concurrent.ThreadFactory daemonThreads(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
 
     /**
      * Sends the interrupt of {@code cls} along the outgoing call of {@code suspended} on a daemon thread
@@ -695,11 +709,7 @@ public final class MonitorRuntime {
                     return;
                 }
                 java.util.concurrent.ScheduledThreadPoolExecutor e = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
-                        r -> {
-                            Thread t = new Thread(r, "dthreads-lease-reaper");
-                            t.setDaemon(true);
-                            return t;
-                        });
+                        daemonThreads("dthreads-lease-reaper"));
                 e.scheduleWithFixedDelay(LeaseReaper::reap, 250, 250, TimeUnit.MILLISECONDS);
                 started = true;
             }

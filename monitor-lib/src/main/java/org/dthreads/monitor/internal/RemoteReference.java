@@ -266,9 +266,7 @@ final class RemoteReference {
         MonitorRuntime.beginOutgoingCall(key);
         try {
             return t.call(key, op, cls, token, arg, nanos);
-        } catch (RuntimeException | InterruptedException e) {
-            throw e;
-        } catch (Error e) {
+        } catch (RuntimeException | Error | InterruptedException e) {
             throw e;
         } catch (Exception e) {
             throw new RemoteMonitorException("dthreads: monitor operation on " + safeDescribe(t, key) + " failed", e);
@@ -277,26 +275,17 @@ final class RemoteReference {
         }
     }
 
-    /** Enter, exit, notify and renew are not interruptible (as monitor entry is not): an interrupt is kept. */
+    /**
+     * Enter, exit, notify and holds are not interruptible, as monitor entry is not: the site never answers them
+     * with an interrupt, so one here is a transport's fault, reported as such.
+     */
     private static long callUninterruptibly(RemoteMonitorTransport t, Object key, int op, long cls, long token, long arg,
             int nanos) {
-        boolean interrupted = false;
         try {
-            for (;;) {
-                try {
-                    return call(t, key, op, cls, token, arg, nanos);
-                } catch (InterruptedException e) {
-                    if (op != RemoteMonitorSite.ENTER) {
-                        throw new RemoteMonitorException("dthreads: interrupted during a remote monitor operation "
-                                + "that cannot be interrupted", e);
-                    }
-                    interrupted = true; // an ENTER that answered "interrupted" did not enter: try again
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            return call(t, key, op, cls, token, arg, nanos);
+        } catch (InterruptedException e) {
+            throw new RemoteMonitorException("dthreads: interrupted during a remote monitor operation that cannot be"
+                    + " interrupted", e);
         }
     }
 
@@ -405,22 +394,16 @@ final class RemoteReference {
     static final class Renewal {
         private static final ScheduledThreadPoolExecutor SCHEDULER = scheduler();
         private static final java.util.concurrent.ExecutorService CALLS =
-                java.util.concurrent.Executors.newCachedThreadPool(daemon("dthreads-lease-renewal-call"));
+                java.util.concurrent.Executors.newCachedThreadPool(
+                        MonitorRuntime.daemonThreads("dthreads-lease-renewal-call"));
 
         private Renewal() {}
 
         private static ScheduledThreadPoolExecutor scheduler() {
-            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, daemon("dthreads-lease-renewal"));
+            ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1,
+                    MonitorRuntime.daemonThreads("dthreads-lease-renewal"));
             e.setRemoveOnCancelPolicy(true);
             return e;
-        }
-
-        private static java.util.concurrent.ThreadFactory daemon(String name) {
-            return r -> {
-                Thread t = new Thread(r, name);
-                t.setDaemon(true);
-                return t;
-            };
         }
 
         static void schedule(ClientLease lease) {
