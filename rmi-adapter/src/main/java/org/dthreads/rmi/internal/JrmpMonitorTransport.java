@@ -4,14 +4,9 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.rmi.Remote;
-import java.rmi.RemoteException;
-import java.rmi.ServerError;
 import java.rmi.ServerException;
-import java.rmi.UnmarshalException;
 import java.rmi.server.RemoteObject;
 import java.rmi.server.RemoteRef;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.dthreads.monitor.RemoteMonitorException;
 import org.dthreads.monitor.RemoteMonitorTransport;
 import org.dthreads.monitor.RemoteMonitors;
@@ -50,8 +45,6 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
         METHOD_HASH = Twins.methodHash(METHOD);
     }
 
-    private static final Pattern ENDPOINT = Pattern.compile("endpoint:\\[([^\\]]*)\\]");
-
     private JrmpMonitorTransport() {}
 
     /** Registers the JRMP transport with the monitor runtime; idempotent. */
@@ -77,16 +70,11 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
         } catch (RuntimeException | InterruptedException e) {
             throw e; // IMSE, IAE, NPE, RemoteMonitorException from the site, as thrown there
         } catch (ServerException e) {
-            if (e.getCause() instanceof UnmarshalException u
-                    && String.valueOf(u.getMessage()).contains("unrecognized method hash")) {
+            if (RmiClientHook.isUnknownMethodHash(e)) {
                 throw new RemoteMonitorException("dthreads: " + describe(target) + " cannot take monitor operations:"
                         + " its site does not run dthreads, or its remote interface was not rewritten there (JDK"
                         + " interfaces, or a package outside the agent's scope); not locking the local stub", e);
             }
-            throw failed(target, e);
-        } catch (ServerError e) {
-            throw failed(target, e);
-        } catch (RemoteException e) {
             throw failed(target, e);
         } catch (Exception e) {
             throw failed(target, e);
@@ -103,8 +91,7 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
         String where = "?";
         if (ref != null) {
             try {
-                Matcher m = ENDPOINT.matcher(ref.remoteToString());
-                where = m.find() ? m.group(1) : ref.remoteToString();
+                where = RmiClientHook.endpointOf(ref);
             } catch (RuntimeException e) {
                 // keep "?"
             }

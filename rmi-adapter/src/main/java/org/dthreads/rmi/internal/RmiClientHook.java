@@ -156,7 +156,8 @@ public final class RmiClientHook {
         }
     }
 
-    private static boolean isUnknownMethodHash(ServerException e) {
+    /** Whether a server rejected the method hash before running anything (no such method there: no dthreads). */
+    static boolean isUnknownMethodHash(ServerException e) {
         Throwable cause = e.getCause();
         return cause instanceof UnmarshalException
                 && String.valueOf(cause.getMessage()).contains("unrecognized method hash");
@@ -180,7 +181,7 @@ public final class RmiClientHook {
      * so that once a plain server is known, twin calls do not parse {@code remoteToString()} each time. The
      * cache is cleared when it reaches {@link #MAX_PLAIN_ENDPOINTS} references.
      */
-    private static String endpointOf(RemoteRef ref) {
+    static String endpointOf(RemoteRef ref) {
         String cached = ENDPOINTS.get(ref);
         if (cached != null) {
             return cached;
