@@ -116,13 +116,16 @@ final class RemoteReference {
                 held.depth++; // another thread of the class entered meanwhile: the site counted both
                 return;
             }
-            lease = new ClientLease(this, key, cls, token, t);
+            lease = new ClientLease(key, cls, token, t);
             leases.put(cls, lease);
         }
         Renewal.schedule(lease);
     }
 
-    /** Never throws but NPE/IMSE-free: an exit runs in release handlers; failures are logged. */
+    /**
+     * One level of {@code cls}'s hold; false if the class holds no lease through this stub (the caller throws
+     * IMSE). Otherwise never throws: an exit runs in release handlers, so a failed EXIT is logged.
+     */
     boolean exit(Object key, long cls) {
         ClientLease lease;
         synchronized (this) {
@@ -319,13 +322,12 @@ final class RemoteReference {
 
     /** A class's hold of the remote monitor through this stub. */
     static final class ClientLease {
-        final RemoteReference owner;
         final Object target;
         final long threadClass;
         final long token;
         final RemoteMonitorTransport transport;
         final String description;
-        /** Guarded by {@link #owner}'s lock. */
+        /** Guarded by the lock of the {@link RemoteReference} that holds this lease. */
         int depth = 1;
         volatile boolean lost;
         volatile long renewedAtNanos = System.nanoTime();
@@ -333,8 +335,7 @@ final class RemoteReference {
         /** A renewal call is pending (its thread may be stuck on a cut-off connection). */
         final java.util.concurrent.atomic.AtomicBoolean inFlight = new java.util.concurrent.atomic.AtomicBoolean();
 
-        ClientLease(RemoteReference owner, Object target, long threadClass, long token, RemoteMonitorTransport transport) {
-            this.owner = owner;
+        ClientLease(Object target, long threadClass, long token, RemoteMonitorTransport transport) {
             this.target = target;
             this.threadClass = threadClass;
             this.token = token;
