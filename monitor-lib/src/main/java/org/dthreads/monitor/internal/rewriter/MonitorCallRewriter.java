@@ -108,8 +108,10 @@ final class MonitorCallRewriter {
             if (target == null) {
                 return h;
             }
-            if (serializable) {
-                report("serializable method reference to " + describe(h) + " (its deserialization checks the handle)");
+            if (serializable) { // $deserializeLambda$ repeats the method's own reference: reported once
+                if (!method.name.equals("$deserializeLambda$")) {
+                    report("serializable method reference to " + describe(h) + " (its deserialization checks the handle)");
+                }
                 return h;
             }
             if (!adaptsTypes && !MonitorMethods.handleType(h).equals(target.descriptor())) {
