@@ -75,6 +75,73 @@ class MonitorRoutesTest {
     }
 
     @Test
+    void threadSubclassOwnersAreResolvedThroughTheHierarchy() throws Exception {
+        ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        cw.visit(Opcodes.V17, Opcodes.ACC_PUBLIC | Opcodes.ACC_SUPER, "routes/MyThread", null, "java/lang/Thread", null);
+        MethodVisitor init = cw.visitMethod(Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
+        init.visitCode();
+        init.visitVarInsn(Opcodes.ALOAD, 0);
+        init.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/Thread", "<init>", "()V", false);
+        init.visitInsn(Opcodes.RETURN);
+        init.visitMaxs(0, 0);
+        init.visitEnd();
+        // an override calling super.interrupt(): must stay invokespecial (Monitors.interrupt would call it again)
+        MethodVisitor override = cw.visitMethod(Opcodes.ACC_PUBLIC, "interrupt", "()V", null, null);
+        override.visitCode();
+        override.visitVarInsn(Opcodes.ALOAD, 0);
+        override.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/Thread", "interrupt", "()V", false);
+        override.visitInsn(Opcodes.RETURN);
+        override.visitMaxs(0, 0);
+        override.visitEnd();
+        MethodVisitor holds = cw.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "holds", "(Ljava/lang/Object;)Z", null, null);
+        holds.visitCode();
+        holds.visitVarInsn(Opcodes.ALOAD, 0);
+        holds.visitMethodInsn(Opcodes.INVOKESTATIC, "routes/MyThread", "holdsLock", "(Ljava/lang/Object;)Z", false);
+        holds.visitInsn(Opcodes.IRETURN);
+        holds.visitMaxs(0, 0);
+        holds.visitEnd();
+        MethodVisitor other = cw.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "interruptWorker",
+                "(Ljava/util/concurrent/ForkJoinWorkerThread;)V", null, null);
+        other.visitCode();
+        other.visitVarInsn(Opcodes.ALOAD, 0);
+        other.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "java/util/concurrent/ForkJoinWorkerThread", "interrupt", "()V", false);
+        other.visitInsn(Opcodes.RETURN);
+        other.visitMaxs(0, 0);
+        other.visitEnd();
+        cw.visitEnd();
+
+        MonitorRewriter.Result result = MonitorRewriter.rewrite(cw.toByteArray(), getClass().getClassLoader());
+        assertTrue(result.rewritten(), result.skipReason());
+        verify(result.bytes());
+        assertEquals(2, result.monitorCalls(), "MyThread.holdsLock and ForkJoinWorkerThread.interrupt; not super.interrupt()");
+        org.objectweb.asm.tree.ClassNode node = new org.objectweb.asm.tree.ClassNode();
+        new ClassReader(result.bytes()).accept(node, 0);
+        for (org.objectweb.asm.tree.MethodNode m : node.methods) {
+            for (org.objectweb.asm.tree.AbstractInsnNode insn : m.instructions) {
+                if (insn instanceof org.objectweb.asm.tree.MethodInsnNode call && !call.name.equals("<init>")) {
+                    String expected = switch (m.name) {
+                        case "interrupt" -> "java/lang/Thread.interrupt";
+                        case "holds" -> "org/dthreads/monitor/Monitors.holdsLock";
+                        default -> "org/dthreads/monitor/Monitors.interrupt";
+                    };
+                    assertEquals(expected, call.owner + "." + call.name, m.name);
+                }
+            }
+        }
+        Class<?> rewritten = new RewriterShapesTest.BytesLoader(Map.of("routes/MyThread", result.bytes())).loadClass("routes.MyThread");
+        Object lock = new Object();
+        Monitors.enter(lock);
+        try {
+            assertEquals(true, rewritten.getMethod("holds", Object.class).invoke(null, lock), "before the fix: false");
+        } finally {
+            Monitors.exit(lock);
+        }
+        Thread t = (Thread) rewritten.getConstructor().newInstance();
+        t.interrupt();
+        assertTrue(t.isInterrupted(), "the override still reaches Thread.interrupt");
+    }
+
+    @Test
     void aSerializableMethodReferenceIsReportedAndKeptAsItIs() throws Exception {
         MonitorRewriter.Result result = MonitorRewriterTest.rewrite(SerializableRoutes.class);
         assertTrue(result.rewritten(), result.skipReason());
