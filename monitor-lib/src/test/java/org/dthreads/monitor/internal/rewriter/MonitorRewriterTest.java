@@ -203,6 +203,9 @@ class MonitorRewriterTest {
         assertEquals(List.of(), reflective.unrewritableSites(), "Method.invoke and findVirtual are routed, not reported");
         assertEquals(2, reflective.monitorCalls(), "one Method.invoke, one findVirtual");
         assertEquals(List.of(), rewrite(Counter.class).unrewritableSites(), "plain monitor code is not reported");
+        Class<?> rewritten = Class.forName(FIXTURES + "ReflectiveMonitorCalls", true, new RewritingLoader());
+        assertEquals("waited", rewritten.getMethod("reflectiveWait").invoke(null), "the emulated monitor the block holds");
+        assertEquals("notified", rewritten.getMethod("methodHandleNotifyAll").invoke(null));
     }
 
     @Test
