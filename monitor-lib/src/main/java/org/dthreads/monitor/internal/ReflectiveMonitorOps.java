@@ -29,22 +29,29 @@ import org.dthreads.monitor.Monitors;
 public final class ReflectiveMonitorOps {
 
     private static final MethodType VOID = MethodType.methodType(void.class);
-    private static final MethodHandle WAIT = monitors("waitOn", MethodType.methodType(void.class, Object.class));
-    private static final MethodHandle WAIT_MILLIS = monitors("waitOn", MethodType.methodType(void.class, Object.class, long.class));
-    private static final MethodHandle WAIT_NANOS = monitors("waitOn",
-            MethodType.methodType(void.class, Object.class, long.class, int.class));
-    private static final MethodHandle NOTIFY = monitors("notifyOne", MethodType.methodType(void.class, Object.class));
-    private static final MethodHandle NOTIFY_ALL = monitors("notifyAll", MethodType.methodType(void.class, Object.class));
-    private static final MethodHandle HOLDS_LOCK = monitors("holdsLock", MethodType.methodType(boolean.class, Object.class));
-    private static final MethodHandle INTERRUPT = monitors("interrupt", MethodType.methodType(void.class, Thread.class));
 
     private ReflectiveMonitorOps() {}
 
-    private static MethodHandle monitors(String name, MethodType type) {
-        try {
-            return MethodHandles.publicLookup().findStatic(Monitors.class, name, type);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
+    /**
+     * The {@code Monitors} handles, in a holder: a reflective call that is not a monitor operation must not
+     * initialize {@code Monitors} (and with it the runtime).
+     */
+    private static final class Handles {
+        static final MethodHandle WAIT = monitors("waitOn", MethodType.methodType(void.class, Object.class));
+        static final MethodHandle WAIT_MILLIS = monitors("waitOn", MethodType.methodType(void.class, Object.class, long.class));
+        static final MethodHandle WAIT_NANOS = monitors("waitOn",
+                MethodType.methodType(void.class, Object.class, long.class, int.class));
+        static final MethodHandle NOTIFY = monitors("notifyOne", MethodType.methodType(void.class, Object.class));
+        static final MethodHandle NOTIFY_ALL = monitors("notifyAll", MethodType.methodType(void.class, Object.class));
+        static final MethodHandle HOLDS_LOCK = monitors("holdsLock", MethodType.methodType(boolean.class, Object.class));
+        static final MethodHandle INTERRUPT = monitors("interrupt", MethodType.methodType(void.class, Thread.class));
+
+        private static MethodHandle monitors(String name, MethodType type) {
+            try {
+                return MethodHandles.publicLookup().findStatic(Monitors.class, name, type);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
         }
     }
 
@@ -129,7 +136,8 @@ public final class ReflectiveMonitorOps {
     public static MethodHandle findStatic(MethodHandles.Lookup lookup, Class<?> refc, String name, MethodType type)
             throws NoSuchMethodException, IllegalAccessException {
         MethodHandle found = lookup.findStatic(refc, name, type);
-        return name.equals("holdsLock") && type.equals(HOLDS_LOCK.type()) && reachesThreadHoldsLock(refc) ? HOLDS_LOCK : found;
+        return name.equals("holdsLock") && type.equals(MethodType.methodType(boolean.class, Object.class))
+                && reachesThreadHoldsLock(refc) ? Handles.HOLDS_LOCK : found;
     }
 
     /** {@code lookup.findSpecial(refc, name, type, specialCaller)}: {@code super.interrupt()} stays as it is. */
@@ -146,7 +154,7 @@ public final class ReflectiveMonitorOps {
         if (!isMonitorOperation(m)) {
             return found;
         }
-        MethodHandle monitor = m.getName().equals("holdsLock") ? HOLDS_LOCK
+        MethodHandle monitor = m.getName().equals("holdsLock") ? Handles.HOLDS_LOCK
                 : instanceOperation(m.getDeclaringClass(), m.getName(), MethodType.methodType(m.getReturnType(),
                         m.getParameterTypes()), true);
         return monitor == null ? found : monitor.asType(found.type());
@@ -181,18 +189,18 @@ public final class ReflectiveMonitorOps {
         switch (name) {
             case "wait":
                 if (type.equals(VOID)) {
-                    return WAIT;
+                    return Handles.WAIT;
                 }
                 if (type.equals(MethodType.methodType(void.class, long.class))) {
-                    return WAIT_MILLIS;
+                    return Handles.WAIT_MILLIS;
                 }
-                return type.equals(MethodType.methodType(void.class, long.class, int.class)) ? WAIT_NANOS : null;
+                return type.equals(MethodType.methodType(void.class, long.class, int.class)) ? Handles.WAIT_NANOS : null;
             case "notify":
-                return type.equals(VOID) ? NOTIFY : null;
+                return type.equals(VOID) ? Handles.NOTIFY : null;
             case "notifyAll":
-                return type.equals(VOID) ? NOTIFY_ALL : null;
+                return type.equals(VOID) ? Handles.NOTIFY_ALL : null;
             case "interrupt":
-                return virtual && type.equals(VOID) && Thread.class.isAssignableFrom(refc) ? INTERRUPT : null;
+                return virtual && type.equals(VOID) && Thread.class.isAssignableFrom(refc) ? Handles.INTERRUPT : null;
             default:
                 return null;
         }
