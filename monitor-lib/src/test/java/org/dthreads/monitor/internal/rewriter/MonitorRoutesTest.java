@@ -155,6 +155,40 @@ class MonitorRoutesTest {
     }
 
     @Test
+    void theAgentsTransformerLogsWhatItCannotRewriteOncePerClassWithTheCallSite() throws Exception {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(MonitorTransformer.class.getName());
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                lines.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(handler);
+        try {
+            MonitorTransformer transformer = new MonitorTransformer(name -> true);
+            byte[] bytes = MonitorRewriterTest.original(SerializableRoutes.class);
+            String internal = SerializableRoutes.class.getName().replace('.', '/');
+            for (int i = 0; i < 3; i++) {
+                assertTrue(transformer.transform(getClass().getClassLoader(), internal, null, null, bytes) != null,
+                        "rewritten all the same");
+            }
+        } finally {
+            logger.removeHandler(handler);
+        }
+        List<String> mine = lines.stream().filter(l -> l.contains(SerializableRoutes.class.getName())).toList();
+        assertEquals(1, mine.size(), lines::toString);
+        assertTrue(mine.get(0).contains("notifyVia(Ljava/lang/Object;)Ljava/lang/Runnable; line ")
+                && mine.get(0).contains("serializable method reference to java.lang.Object.notify"), mine.get(0));
+    }
+
+    @Test
     void aCallWhoseOwnerCannotBeReadIsReportedAndKeptAsItIs() {
         ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_MAXS);
         cw.visit(Opcodes.V17, Opcodes.ACC_PUBLIC | Opcodes.ACC_SUPER, "routes/Unknown", null, "java/lang/Object", null);
