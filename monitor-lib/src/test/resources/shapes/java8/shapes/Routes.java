@@ -44,6 +44,19 @@ public class Routes {
         }
     }
 
+    /** Not a Thread: its own interrupt() and static holdsLock(Object) must stay its own. */
+    static final class Task {
+        boolean stopped;
+
+        void interrupt() {
+            stopped = true;
+        }
+
+        static boolean holdsLock(Object o) {
+            return true;
+        }
+    }
+
     /** {@code super.notifyAll()}: javac emits {@code invokespecial Object.notifyAll}. */
     static class Base {
     }
@@ -99,6 +112,9 @@ public class Routes {
         out.add(new Worker().probe(lock));
         out.add(new Hider().probe(lock));
         out.add(new Sub().notifySuper());
+        Task task = new Task();
+        task.interrupt();
+        out.add("task stopped=" + task.stopped + " holds=" + Task.holdsLock(lock));
         out.add(attempt("reflectNotify", () -> {
             synchronized (lock) {
                 Object.class.getMethod("notifyAll").invoke(lock);
