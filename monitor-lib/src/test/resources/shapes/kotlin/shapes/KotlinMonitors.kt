@@ -5,7 +5,7 @@ package shapes
 
 // Kotlin's monitor code, compiled by kotlinc at test time (RewriterOtherCompilersTest): the inline
 // synchronized { }, @Synchronized, (lock as Object).wait()/notify()/notifyAll(), a function reference to
-// notify, Thread.holdsLock. run() must read the same rewritten as plain.
+// notify and a SAM-converted one to notifyAll, Thread.holdsLock. run() must read the same rewritten as plain.
 
 private val lock = Any()
 private var count = 0
@@ -52,6 +52,8 @@ fun run(): String {
         (monitor as Object).wait(1)
         val viaReference: () -> Unit = (monitor as Object)::notify
         viaReference()
+        val samConverted = Runnable((monitor as Object)::notifyAll) // may be an invokedynamic on Object.notifyAll
+        samConverted.run()
         out.add("inside holds=${Thread.holdsLock(monitor)}")
     }
     out.add(
