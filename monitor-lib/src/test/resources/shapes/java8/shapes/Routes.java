@@ -173,6 +173,24 @@ public class Routes {
                 notify.invokeExact();
             }
         }));
+        final Routes self = new Routes();
+        out.add(attempt("findSpecial", () -> {
+            MethodHandle notify = MethodHandles.lookup().findSpecial(Object.class, "notifyAll",
+                    MethodType.methodType(void.class), Routes.class);
+            MethodHandle unreflected = MethodHandles.lookup().unreflectSpecial(Object.class.getMethod("notify"), Routes.class);
+            synchronized (self) {
+                notify.invoke(self);
+                unreflected.invoke(self);
+            }
+        }));
+        out.add(attempt("interruptByReflection", () -> {
+            Thread sleeper = new Thread();
+            Thread.class.getMethod("interrupt").invoke(sleeper);
+            MethodHandle viaHandle = MethodHandles.lookup().findVirtual(Thread.class, "interrupt", MethodType.methodType(void.class));
+            Thread other = new Thread();
+            viaHandle.invokeExact(other);
+            throw new IllegalStateException("interrupted=" + sleeper.isInterrupted() + "," + other.isInterrupted());
+        }));
         out.add(attempt("findOther", () -> {
             MethodHandle length = MethodHandles.lookup().findVirtual(String.class, "length", MethodType.methodType(int.class));
             throw new IllegalStateException("length=" + (int) length.invokeExact("four"));
