@@ -29,9 +29,54 @@ final class ClassHierarchy {
 
     private final ClassLoader loader;
     private final Map<String, Info> cache = new ConcurrentHashMap<>();
+    /** Declared methods ({@code name + descriptor}) by type, read only when a call's resolution needs them. */
+    private final Map<String, java.util.Set<String>> methods = new ConcurrentHashMap<>();
 
     ClassHierarchy(ClassLoader loader) {
         this.loader = loader;
+    }
+
+    /**
+     * Records the class being rewritten from its own bytes: they are authoritative, and a class defined
+     * from bytes may have no resource to read.
+     */
+    void seed(ClassReader reader) {
+        cache.put(reader.getClassName(), new Info(reader.getSuperName(), reader.getInterfaces(),
+                (reader.getAccess() & Opcodes.ACC_INTERFACE) != 0));
+        methods.put(reader.getClassName(), declaredMethods(reader));
+    }
+
+    /**
+     * Whether a static call {@code owner.name descriptor} resolves to the method {@code declarer} declares:
+     * {@code owner} is {@code declarer} or a subclass, and no class in between declares (hides) a method of
+     * that name and descriptor. The JVM resolves a static call exactly so.
+     *
+     * @throws UnknownTypeException if a class on the way cannot be read
+     */
+    boolean resolvesTo(String owner, String name, String descriptor, String declarer) {
+        for (String t = owner; t != null; t = info(t).superName()) {
+            if (t.equals(declarer)) {
+                return true;
+            }
+            if (methods.computeIfAbsent(t, this::readMethods).contains(name + descriptor)) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code type} is a subclass of {@code ancestor} (or {@code ancestor} itself).
+     *
+     * @throws UnknownTypeException if a class on the way cannot be read
+     */
+    boolean extendsClass(String type, String ancestor) {
+        for (String t = type; t != null; t = info(t).superName()) {
+            if (t.equals(ancestor)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The most specific common superclass, as {@code ClassWriter.getCommonSuperClass} needs. */
@@ -96,7 +141,24 @@ final class ClassHierarchy {
         return read;
     }
 
-    private Info read(String type) {
+    private java.util.Set<String> readMethods(String type) {
+        return declaredMethods(new ClassReader(bytes(type)));
+    }
+
+    private static java.util.Set<String> declaredMethods(ClassReader reader) {
+        java.util.Set<String> found = new java.util.HashSet<>();
+        reader.accept(new org.objectweb.asm.ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public org.objectweb.asm.MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                    String[] exceptions) {
+                found.add(name + descriptor);
+                return null;
+            }
+        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        return found;
+    }
+
+    private byte[] bytes(String type) {
         String resource = type + ".class";
         ClassLoader source = loader != null ? loader : ClassLoader.getPlatformClassLoader();
         try (InputStream in = source.getResourceAsStream(resource)) {
@@ -105,12 +167,15 @@ final class ClassHierarchy {
                 throw new UnknownTypeException(type);
             }
             try (bytes) {
-                ClassReader reader = new ClassReader(bytes.readAllBytes());
-                return new Info(reader.getSuperName(), reader.getInterfaces(),
-                        (reader.getAccess() & Opcodes.ACC_INTERFACE) != 0);
+                return bytes.readAllBytes();
             }
         } catch (IOException e) {
             throw new UnknownTypeException(type);
         }
+    }
+
+    private Info read(String type) {
+        ClassReader reader = new ClassReader(bytes(type));
+        return new Info(reader.getSuperName(), reader.getInterfaces(), (reader.getAccess() & Opcodes.ACC_INTERFACE) != 0);
     }
 }

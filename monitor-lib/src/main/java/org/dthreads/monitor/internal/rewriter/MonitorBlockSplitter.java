@@ -238,7 +238,8 @@ final class MonitorBlockSplitter {
 
     /**
      * The block's release handler: an "any" handler whose range starts right after the
-     * {@code monitorenter} and whose code is {@code astore T; aload L; monitorexit}. Checking the code
+     * {@code monitorenter} and whose code is {@code astore T; aload L; monitorexit} (or, from ecj,
+     * {@code aload L; monitorexit} with the exception left on the stack). Checking the code
      * matters: a {@code try/finally} (or try-with-resources) that opens the block has an "any" handler
      * starting at the same place, and it may come first in the table.
      */
@@ -252,11 +253,10 @@ final class MonitorBlockSplitter {
     }
 
     private static boolean releases(LabelNode handler, int lock) {
-        AbstractInsnNode store = nextReal(handler);
-        if (!(store instanceof VarInsnNode s) || s.getOpcode() != Opcodes.ASTORE) {
-            return false;
-        }
-        AbstractInsnNode load = nextReal(store.getNext());
+        AbstractInsnNode first = nextReal(handler);
+        // ecj may keep the exception on the stack instead of storing it (aload L; monitorexit; athrow)
+        AbstractInsnNode load = first instanceof VarInsnNode s && s.getOpcode() == Opcodes.ASTORE
+                ? nextReal(first.getNext()) : first;
         if (!(load instanceof VarInsnNode l) || l.getOpcode() != Opcodes.ALOAD || l.var != lock) {
             return false;
         }

@@ -1,95 +1,145 @@
 package org.dthreads.monitor.internal.rewriter;
 
-import org.objectweb.asm.MethodVisitor;
+import java.util.List;
+import org.objectweb.asm.ConstantDynamic;
+import org.objectweb.asm.Handle;
 import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InvokeDynamicInsnNode;
+import org.objectweb.asm.tree.LdcInsnNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
 
 /**
- * Replaces calls of {@code Object.wait()}, {@code wait(long)}, {@code wait(long, int)},
- * {@code notify()}, {@code notifyAll()} (on any receiver type: javac often names the receiver's own
- * class as owner), {@code Thread.holdsLock(Object)} and {@code Thread.interrupt()} with the
- * {@link org.dthreads.monitor.Monitors} method of the same stack shape. Those dispatch on the
- * object's mode themselves, so one call site serves emulated and native objects.
- *
- * <p>{@code interrupt()} is replaced only where the owner is {@code java/lang/Thread}: a call
- * compiled against a subclass may reach an override, which {@code Monitors.interrupt} also calls
- * virtually.
+ * Sends every route to a JDK monitor method ({@link MonitorMethods}) to {@link org.dthreads.monitor.Monitors},
+ * in one method, before its blocks are split:
+ * <ul>
+ *   <li>a call, through any owner: replaced by the {@code Monitors} method of the same stack shape;</li>
+ *   <li>a method handle constant: in an {@code invokedynamic}'s bootstrap arguments (a method reference's
+ *       implementation handle for {@code LambdaMetafactory}, which adapts the types itself; for any other
+ *       bootstrap only where the handle's type stays the same), in an {@code ldc} (followed by
+ *       {@code asType} back to the original type where it differs), and inside dynamic constants;</li>
+ *   <li>reflection and method-handle look-ups: {@link ReflectiveCalls}.</li>
+ * </ul>
+ * A route that cannot be replaced (a serializable method reference, whose deserialization checks the
+ * implementation handle; another bootstrap given a handle whose type would change; an owner whose class
+ * cannot be read) is left as it is and reported, with the method and line, for a one-time log.
  */
-final class MonitorCallRewriter extends MethodVisitor {
+final class MonitorCallRewriter {
 
-    MonitorCallRewriter(MethodVisitor next) {
-        super(Opcodes.ASM9, next);
+    private static final String LAMBDA_METAFACTORY = "java/lang/invoke/LambdaMetafactory";
+    private static final int FLAG_SERIALIZABLE = 1; // LambdaMetafactory.FLAG_SERIALIZABLE
+
+    private final MonitorMethods methods;
+    private final MethodNode method;
+    private final List<String> unrewritable;
+    private int line = -1;
+    private int sites;
+
+    private MonitorCallRewriter(MonitorMethods methods, MethodNode method, List<String> unrewritable) {
+        this.methods = methods;
+        this.method = method;
+        this.unrewritable = unrewritable;
     }
 
     /**
-     * Whether {@code method} looks up {@code wait}, {@code notify} or {@code notifyAll} by name through
-     * reflection or method handles (a string constant with that name and a {@code getMethod},
-     * {@code getDeclaredMethod} or {@code findVirtual} call). Such calls cannot be rewritten: they act
-     * on the JVM's monitor, so on an emulated object they throw {@code IllegalMonitorStateException}
-     * even inside a {@code synchronized} block. Cheap and approximate: for a warning, not a decision.
+     * Rewrites {@code method}'s routes; appends what cannot be rewritten to {@code unrewritable}.
+     *
+     * @return how many sites were rewritten
      */
-    static boolean looksUpMonitorMethodsReflectively(org.objectweb.asm.tree.MethodNode method) {
-        boolean name = false;
-        boolean lookup = false;
-        for (org.objectweb.asm.tree.AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
-            if (insn instanceof org.objectweb.asm.tree.LdcInsnNode ldc && ldc.cst instanceof String s
-                    && (s.equals("wait") || s.equals("notify") || s.equals("notifyAll"))) {
-                name = true;
-            } else if (insn instanceof org.objectweb.asm.tree.MethodInsnNode call
-                    && ((call.owner.equals("java/lang/Class") && (call.name.equals("getMethod") || call.name.equals("getDeclaredMethod")))
-                            || (call.owner.equals("java/lang/invoke/MethodHandles$Lookup") && call.name.equals("findVirtual")))) {
-                lookup = true;
-            }
+    static int rewrite(MethodNode method, MonitorMethods methods, List<String> unrewritable) {
+        MonitorCallRewriter rewriter = new MonitorCallRewriter(methods, method, unrewritable);
+        for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
+            insn = rewriter.visit(insn);
         }
-        return name && lookup;
+        rewriter.sites += ReflectiveCalls.rewrite(method);
+        return rewriter.sites;
     }
 
-    /** How many calls of {@code method} this visitor would replace. */
-    static int countSites(org.objectweb.asm.tree.MethodNode method) {
-        int sites = 0;
-        for (org.objectweb.asm.tree.AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
-            if (insn instanceof org.objectweb.asm.tree.MethodInsnNode call
-                    && replacement(call.getOpcode(), call.owner, call.name, call.desc) != null) {
+    /** @return the instruction to continue after (a replaced call's replacement) */
+    private AbstractInsnNode visit(AbstractInsnNode insn) {
+        if (insn instanceof LineNumberNode number) {
+            line = number.line;
+        } else if (insn instanceof MethodInsnNode call) {
+            MonitorMethods.Target target = methods.call(call.getOpcode(), call.owner, call.name, call.desc, this::report);
+            if (target != null) {
+                MethodInsnNode replacement = new MethodInsnNode(Opcodes.INVOKESTATIC, MonitorBlockSplitter.MONITORS,
+                        target.name(), target.descriptor(), false);
+                method.instructions.set(call, replacement);
                 sites++;
+                return replacement;
+            }
+        } else if (insn instanceof InvokeDynamicInsnNode indy) {
+            boolean lambda = indy.bsm.getOwner().equals(LAMBDA_METAFACTORY);
+            boolean serializable = lambda && indy.bsmArgs.length > 3 && indy.bsmArgs[3] instanceof Integer flags
+                    && (flags & FLAG_SERIALIZABLE) != 0;
+            for (int i = 0; i < indy.bsmArgs.length; i++) {
+                indy.bsmArgs[i] = constant(indy.bsmArgs[i], lambda && !serializable, serializable);
+            }
+        } else if (insn instanceof LdcInsnNode ldc) {
+            if (ldc.cst instanceof Handle h) {
+                MonitorMethods.Target target = methods.handle(h, this::report);
+                if (target != null) {
+                    ldc.cst = target.handle();
+                    sites++;
+                    String type = MonitorMethods.handleType(h);
+                    if (!type.equals(target.descriptor())) {
+                        InsnList back = new InsnList();
+                        back.add(new LdcInsnNode(Type.getMethodType(type)));
+                        back.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, "java/lang/invoke/MethodHandle", "asType",
+                                "(Ljava/lang/invoke/MethodType;)Ljava/lang/invoke/MethodHandle;", false));
+                        method.instructions.insert(ldc, back);
+                    }
+                }
+            } else if (ldc.cst instanceof ConstantDynamic) {
+                ldc.cst = constant(ldc.cst, false, false);
             }
         }
-        return sites;
+        return insn;
     }
 
-    @Override
-    public void visitMethodInsn(int opcode, String owner, String name, String descriptor, boolean isInterface) {
-        String replacement = replacement(opcode, owner, name, descriptor);
-        if (replacement != null) {
-            String target = replacement.substring(0, replacement.indexOf('('));
-            String desc = replacement.substring(replacement.indexOf('('));
-            super.visitMethodInsn(Opcodes.INVOKESTATIC, MonitorBlockSplitter.MONITORS, target, desc, false);
-            return;
-        }
-        super.visitMethodInsn(opcode, owner, name, descriptor, isInterface);
-    }
-
-    static String replacement(int opcode, String owner, String name, String descriptor) {
-        if (opcode == Opcodes.INVOKEVIRTUAL || opcode == Opcodes.INVOKEINTERFACE) {
-            switch (name + descriptor) {
-                case "wait()V":
-                    return "waitOn(Ljava/lang/Object;)V";
-                case "wait(J)V":
-                    return "waitOn(Ljava/lang/Object;J)V";
-                case "wait(JI)V":
-                    return "waitOn(Ljava/lang/Object;JI)V";
-                case "notify()V":
-                    return "notifyOne(Ljava/lang/Object;)V";
-                case "notifyAll()V":
-                    return "notifyAll(Ljava/lang/Object;)V";
-                case "interrupt()V":
-                    return owner.equals("java/lang/Thread") ? "interrupt(Ljava/lang/Thread;)V" : null;
-                default:
-                    return null;
+    /** A bootstrap argument or constant with its monitor handles replaced where the replacement is safe. */
+    private Object constant(Object value, boolean adaptsTypes, boolean serializable) {
+        if (value instanceof Handle h) {
+            MonitorMethods.Target target = methods.handle(h, this::report);
+            if (target == null) {
+                return h;
             }
+            if (serializable) { // $deserializeLambda$ repeats the method's own reference: reported once
+                if (!method.name.equals("$deserializeLambda$")) {
+                    report("serializable method reference to " + describe(h) + " (its deserialization checks the handle)");
+                }
+                return h;
+            }
+            if (!adaptsTypes && !MonitorMethods.handleType(h).equals(target.descriptor())) {
+                report("bootstrap argument " + describe(h) + " (a replacement would change its type)");
+                return h;
+            }
+            sites++;
+            return target.handle();
         }
-        if (opcode == Opcodes.INVOKESTATIC && owner.equals("java/lang/Thread") && name.equals("holdsLock")
-                && descriptor.equals("(Ljava/lang/Object;)Z")) {
-            return "holdsLock(Ljava/lang/Object;)Z";
+        if (value instanceof ConstantDynamic condy) {
+            Object[] args = new Object[condy.getBootstrapMethodArgumentCount()];
+            boolean changed = false;
+            for (int i = 0; i < args.length; i++) {
+                Object arg = condy.getBootstrapMethodArgument(i);
+                args[i] = constant(arg, false, false);
+                changed |= args[i] != arg;
+            }
+            return changed ? new ConstantDynamic(condy.getName(), condy.getDescriptor(), condy.getBootstrapMethod(), args)
+                    : condy;
         }
-        return null;
+        return value;
+    }
+
+    private static String describe(Handle h) {
+        return h.getOwner().replace('/', '.') + "." + h.getName();
+    }
+
+    private void report(String what) {
+        unrewritable.add(method.name + method.desc + (line >= 0 ? " line " + line : "") + ": " + what);
     }
 }

@@ -24,8 +24,8 @@ import org.objectweb.asm.tree.MethodNode;
  *       native, flag kept), so the class's instances and {@code Class} object must stay native for
  *       its other, rewritten, methods to exclude it;</li>
  *   <li>per method, in tree form: {@link JSRInlinerAdapter} (old class files),
- *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}; then
- *       {@link MonitorCallRewriter} on the way out.</li>
+ *       {@link MonitorCallRewriter} (every route to wait/notify/holdsLock/interrupt), then
+ *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}.</li>
  * </ol>
  * Frames are recomputed with super-types read from bytes ({@link ClassHierarchy}), never by loading
  * classes. All or nothing: any problem leaves the class untouched ({@link Result#bytes()} null, with
@@ -38,9 +38,13 @@ public final class MonitorRewriter {
     /** Descriptor of the marker annotation. */
     public static final String REWRITTEN_DESCRIPTOR = "Lorg/dthreads/monitor/Rewritten;";
 
-    /** The outcome of one class. */
+    /**
+     * The outcome of one class. {@code monitorCalls} counts every route replaced (calls, method handles,
+     * reflective call sites); {@code unrewritableSites} lists, as {@code method descriptor line N: what}, the
+     * routes to a monitor method that had to be left as they are (for a one-time log).
+     */
     public record Result(byte[] bytes, String skipReason, int synchronizedMethods, int synchronizedBlocks,
-            int monitorCalls, java.util.List<String> reflectiveMonitorLookups) {
+            int monitorCalls, java.util.List<String> unrewritableSites) {
         public boolean rewritten() {
             return bytes != null;
         }
@@ -67,6 +71,7 @@ public final class MonitorRewriter {
                 return skipped("already rewritten");
             }
             ClassHierarchy hierarchy = new ClassHierarchy(loader);
+            hierarchy.seed(reader);
             // Built from the reader so the original constant pool is kept, in order, and new entries are
             // appended: otherwise entries move past index 255 and every such ldc becomes a 3-byte ldc_w,
             // which grows large methods of classes without a single monitor and changes the JIT's inlining
@@ -83,18 +88,19 @@ public final class MonitorRewriter {
                 }
             };
             int[] counts = new int[3]; // methods, blocks, calls
-            java.util.List<String> reflective = new java.util.ArrayList<>();
+            java.util.List<String> unrewritable = new java.util.ArrayList<>();
             // A synchronized native method takes the JVM's monitor of this (or of the class): the
             // class's instances and Class object must then stay native, so the other methods'
             // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
-            Marker marker = new Marker(new MethodRewriting(writer, counts, reflective, readVersion(reader)),
+            Marker marker = new Marker(new MethodRewriting(writer, counts, unrewritable, readVersion(reader),
+                    new MonitorMethods(hierarchy)),
                     !hasSynchronizedNativeMethod(reader));
             ClassVisitor first = marker;
             if (needsPinnedSerialVersionUid(reader, hierarchy)) {
                 first = new SerialVersionUIDAdder(Opcodes.ASM9, marker) {};
             }
             reader.accept(first, ClassReader.SKIP_FRAMES);
-            return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2], java.util.List.copyOf(reflective));
+            return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2], java.util.List.copyOf(unrewritable));
         } catch (CannotRewriteException | ClassHierarchy.UnknownTypeException e) {
             return skipped(e.getMessage());
         } catch (RuntimeException | LinkageError e) {
@@ -243,15 +249,18 @@ public final class MonitorRewriter {
     /** Per method: JSR inlining, lowering of synchronized methods, block splitting, call rewriting. */
     private static final class MethodRewriting extends ClassVisitor {
         private final int[] counts;
-        private final java.util.List<String> reflective;
+        private final java.util.List<String> unrewritable;
         private final int classVersion;
+        private final MonitorMethods methods;
         private String owner;
 
-        MethodRewriting(ClassVisitor next, int[] counts, java.util.List<String> reflective, int classVersion) {
+        MethodRewriting(ClassVisitor next, int[] counts, java.util.List<String> unrewritable, int classVersion,
+                MonitorMethods methods) {
             super(Opcodes.ASM9, next);
             this.counts = counts;
-            this.reflective = reflective;
+            this.unrewritable = unrewritable;
             this.classVersion = classVersion;
+            this.methods = methods;
         }
 
         @Override
@@ -265,15 +274,12 @@ public final class MonitorRewriter {
             boolean lower = (access & Opcodes.ACC_SYNCHRONIZED) != 0
                     && (access & (Opcodes.ACC_NATIVE | Opcodes.ACC_ABSTRACT)) == 0;
             int newAccess = lower ? access & ~Opcodes.ACC_SYNCHRONIZED : access;
-            MethodVisitor out = new MonitorCallRewriter(super.visitMethod(newAccess, name, descriptor, signature, exceptions));
+            MethodVisitor out = super.visitMethod(newAccess, name, descriptor, signature, exceptions);
             MethodNode tree = new MethodNode(Opcodes.ASM9, access, name, descriptor, signature, exceptions) {
                 @Override
                 public void visitEnd() {
                     super.visitEnd();
-                    counts[2] += MonitorCallRewriter.countSites(this); // before splitting makes copies
-                    if (MonitorCallRewriter.looksUpMonitorMethodsReflectively(this)) {
-                        reflective.add(name);
-                    }
+                    counts[2] += MonitorCallRewriter.rewrite(this, methods, unrewritable); // before splitting copies
                     if (lower) {
                         SynchronizedMethodLowering.lower(this, owner, classVersion);
                         counts[0]++;

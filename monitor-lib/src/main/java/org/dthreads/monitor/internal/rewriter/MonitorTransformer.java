@@ -35,11 +35,11 @@ public final class MonitorTransformer implements ClassFileTransformer {
         }
         MonitorRewriter.Result result = MonitorRewriter.rewrite(bytes, loader);
         if (result.rewritten()) {
-            if (!result.reflectiveMonitorLookups().isEmpty()) {
-                LOG.warn("reflective-wait:" + className, "dthreads: " + className.replace('/', '.') + " looks up wait/notify"
-                        + " by reflection or method handle (in " + result.reflectiveMonitorLookups() + "); such calls act on"
-                        + " the JVM's monitor, not the emulated one, and throw IllegalMonitorStateException on an emulated"
-                        + " object even inside synchronized");
+            if (!result.unrewritableSites().isEmpty()) {
+                LOG.warn("unrewritable:" + className, "dthreads: " + className.replace('/', '.') + " reaches wait/notify/"
+                        + "holdsLock/interrupt in a way that cannot be rewritten " + result.unrewritableSites() + "; there they"
+                        + " act on the JVM's monitor, not the emulated one (an emulated object's wait/notify throws"
+                        + " IllegalMonitorStateException even inside synchronized); see docs/rewriter.md, \"Known limits\"");
             }
             rewritten.incrementAndGet();
             sites.addAndGet(result.sites());

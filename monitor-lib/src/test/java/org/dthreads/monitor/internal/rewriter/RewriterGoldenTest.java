@@ -25,7 +25,8 @@ import org.objectweb.asm.util.TraceMethodVisitor;
 class RewriterGoldenTest {
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"bump, synchronizedMethod.txt", "nestedBump, nestedBlocks.txt"})
+    @CsvSource({"bump, synchronizedMethod.txt", "nestedBump, nestedBlocks.txt", "notifier, methodReference.txt",
+            "reflect, methodInvoke.txt"})
     void rewrittenMethodMatchesItsGolden(String method, String golden) throws Exception {
         ClassNode node = new ClassNode();
         new ClassReader(MonitorRewriterTest.rewrite(GoldenShapes.class).bytes()).accept(node, ClassReader.SKIP_FRAMES);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.dthreads.monitor.Monitors;
-import org.dthreads.monitor.internal.rewriter.fixtures.ReflectiveMonitorCalls;
 import org.dthreads.monitor.internal.rewriter.fixtures.SynchronizedNative;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,17 +16,6 @@ import org.objectweb.asm.Opcodes;
 /** The documented limits of the rewriter (docs/rewriter.md, "Known limits") that a unit test can show. */
 @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RewriterLimitsTest {
-
-    @Test
-    void waitAndNotifyByReflectionOrMethodHandleActOnTheJvmMonitor() throws Throwable {
-        assertEquals("waited", ReflectiveMonitorCalls.reflectiveWait(), "control: javac's code");
-        assertEquals("notified", ReflectiveMonitorCalls.methodHandleNotifyAll(), "control: javac's code");
-        Class<?> rewritten = Class.forName(ReflectiveMonitorCalls.class.getName(), true,
-                new MonitorRewriterTest.RewritingLoader());
-        assertEquals("IllegalMonitorStateException", rewritten.getMethod("reflectiveWait").invoke(null),
-                "the rewritten block holds the emulated monitor, not the JVM's");
-        assertEquals("IllegalMonitorStateException", rewritten.getMethod("methodHandleNotifyAll").invoke(null));
-    }
 
     @Test
     void aClassWithASynchronizedNativeMethodKeepsTheJvmMonitorForItsJavaMethodsToo() throws Exception {

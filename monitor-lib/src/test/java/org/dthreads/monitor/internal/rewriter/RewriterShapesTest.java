@@ -51,7 +51,7 @@ class RewriterShapesTest {
     static final Path JAVA_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
 
     static final List<String> JAVA8_FIXTURES = List.of("Lambdas", "InnerClasses", "Constructors", "EnumShape",
-            "InterfaceShape", "NativeShape", "TryShapes", "Nested", "LockTargets");
+            "InterfaceShape", "NativeShape", "TryShapes", "Nested", "LockTargets", "Routes");
 
     @TempDir
     Path temp;
