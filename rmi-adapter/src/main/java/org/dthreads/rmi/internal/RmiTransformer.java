@@ -9,7 +9,9 @@ import org.objectweb.asm.Opcodes;
 
 /**
  * The load-time JRMP retrofit: twins into remote interfaces, the prologue into
- * {@code RemoteObjectInvocationHandler}, and hook calls into legacy {@code *_Stub} classes.
+ * {@code RemoteObjectInvocationHandler}, and hook calls into legacy {@code *_Stub} classes; and, so that
+ * twinned interfaces stay valid for RMI-IIOP, the GlassFish ORB's stub generator accepts default methods
+ * ({@link ProxyCodegenPatch}).
  *
  * <p>Never throws: a class that cannot be rewritten is left as it was (returning {@code null}) and
  * logged once per kind of failure; its calls then go without thread identity. Thread-safe: the JVM
@@ -39,6 +41,9 @@ public final class RmiTransformer implements ClassFileTransformer {
         try {
             if (InvocationHandlerPatch.TARGET.equals(className)) {
                 return patchInvocationHandler(bytes);
+            }
+            if (ProxyCodegenPatch.TARGET.equals(className)) {
+                return patchProxyCodegen(bytes);
             }
             if (!scope.includes(className)) {
                 return null;
@@ -87,6 +92,25 @@ public final class RmiTransformer implements ClassFileTransformer {
         if (!patch.patched()) {
             LOG.error("roih-shape", "dthreads: RemoteObjectInvocationHandler.invokeRemoteMethod not found on this JDK;"
                     + " JRMP proxy calls carry no thread class");
+            return null;
+        }
+        return writer.toByteArray();
+    }
+
+    static byte[] patchProxyCodegen(byte[] bytes) {
+        ClassReader reader = new ClassReader(bytes);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_FRAMES) {
+            @Override
+            protected String getCommonSuperClass(String type1, String type2) {
+                return "java/lang/Object"; // the added method merges no reference types; never load ORB classes
+            }
+        };
+        ProxyCodegenPatch patch = new ProxyCodegenPatch(writer);
+        reader.accept(patch, 0);
+        if (patch.callSites() == 0) {
+            LOG.warn("pfl-shape", "dthreads: the GlassFish ORB's stub generator (" + ProxyCodegenPatch.TARGET.replace('/', '.')
+                    + ") has an unknown shape; RMI-IIOP stubs of remote interfaces with JRMP twins may fail to load"
+                    + " (work-around: -D" + RmiAgentSupport.NO_TWINS_PROPERTY + "=<package>)");
             return null;
         }
         return writer.toByteArray();
