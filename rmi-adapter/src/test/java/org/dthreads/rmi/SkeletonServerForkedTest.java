@@ -56,6 +56,22 @@ class SkeletonServerForkedTest {
     }
 
     @Test
+    void aSkeletonServerWithDthreadsServesTheTwinsUnderTheCallersClass() throws Exception {
+        ForkedJvm client = call(agent, agent);
+        assertEquals("5", client.value("add"), client.transcript());
+        assertEquals("9", client.value("add.again"));
+        assertEquals(client.value("client"), client.value("server"), "the twin ran under the caller's class");
+        assertTrue(client.stderr().stream().noneMatch(l -> l.contains("does not run dthreads")), client.transcript());
+    }
+
+    @Test
+    void aPlainClientIsServedByASkeletonServerWithDthreads() throws Exception {
+        ForkedJvm client = call(agent, null);
+        assertEquals("5", client.value("add"), client.transcript());
+        assertNotEquals(client.value("client"), client.value("server"));
+    }
+
+    @Test
     void controlAPlainClientIsServedByTheSkeleton() throws Exception {
         ForkedJvm client = call(null, null);
         assertEquals("5", client.value("add"), client.transcript());

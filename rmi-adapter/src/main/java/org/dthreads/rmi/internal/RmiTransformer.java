@@ -9,7 +9,8 @@ import org.objectweb.asm.Opcodes;
 
 /**
  * The load-time JRMP retrofit: twins into remote interfaces, the prologue into
- * {@code RemoteObjectInvocationHandler}, and hook calls into legacy {@code *_Stub} classes; and, so that
+ * {@code RemoteObjectInvocationHandler}, hook calls into legacy {@code *_Stub} classes, twin service into
+ * rmic skeletons ({@link SkeletonPatch}); and, so that
  * twinned interfaces stay valid for RMI-IIOP, the GlassFish ORB's stub generator accepts default methods
  * ({@link ProxyCodegenPatch}).
  *
@@ -55,6 +56,9 @@ public final class RmiTransformer implements ClassFileTransformer {
             }
             if (LegacyStubPatch.REMOTE_STUB.equals(reader.getSuperName())) {
                 return patchLegacyStub(reader);
+            }
+            if (java.util.Arrays.asList(reader.getInterfaces()).contains(SkeletonPatch.SKELETON)) {
+                return patchSkeleton(reader);
             }
             return null;
         } catch (Throwable t) {
@@ -114,6 +118,13 @@ public final class RmiTransformer implements ClassFileTransformer {
             return null;
         }
         return writer.toByteArray();
+    }
+
+    static byte[] patchSkeleton(ClassReader reader) {
+        ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        SkeletonPatch patch = new SkeletonPatch(writer);
+        reader.accept(patch, ClassReader.EXPAND_FRAMES);
+        return patch.patched() ? writer.toByteArray() : null;
     }
 
     static byte[] patchLegacyStub(ClassReader reader) {
