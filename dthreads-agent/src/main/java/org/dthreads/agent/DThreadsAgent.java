@@ -6,6 +6,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.jar.JarFile;
 import org.dthreads.agent.internal.BootJar;
 
@@ -36,7 +37,7 @@ public final class DThreadsAgent {
     }
 
     /** Set by the first start-up; a JVM given {@code -javaagent} twice runs {@link #start} twice. */
-    private static final java.util.concurrent.atomic.AtomicBoolean STARTED = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
 
     private static void start(String args, Instrumentation inst) {
         if (!STARTED.compareAndSet(false, true) || runtimeAlreadyOnBootPath()) {

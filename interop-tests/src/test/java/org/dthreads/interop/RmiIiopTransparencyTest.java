@@ -46,6 +46,15 @@ class RmiIiopTransparencyTest {
     }
 
     @Test
+    void aSiteWithTheAgentAndOneWithoutCallEachOtherOverBothProtocols(SiteCluster cluster) {
+        List<Site> sites = cluster.start(agentSite("A"), SiteSpec.app("B", DualProtocolSite.class));
+        assertEquals("A > iiop:B", cluster.assertCompletesWithin(Duration.ofSeconds(30), () -> sites.get(0).run("route", "A,iiop:B")));
+        assertEquals("A > rmi:B", cluster.assertCompletesWithin(Duration.ofSeconds(30), () -> sites.get(0).run("route", "A,rmi:B")));
+        assertEquals("B > iiop:A", cluster.assertCompletesWithin(Duration.ofSeconds(30), () -> sites.get(1).run("route", "B,iiop:A")));
+        assertEquals("B > rmi:A", cluster.assertCompletesWithin(Duration.ofSeconds(30), () -> sites.get(1).run("route", "B,rmi:A")));
+    }
+
+    @Test
     void controlWithoutDthreadsDeadlocksAcrossTheProtocols(SiteCluster cluster) {
         List<Site> sites = cluster.start(SiteSpec.app("A", DualProtocolSite.class), SiteSpec.app("B", DualProtocolSite.class));
         cluster.assertDeadlocksWithin(Duration.ofSeconds(4), () -> sites.get(0).run("route", "A,iiop:B,rmi:A"));

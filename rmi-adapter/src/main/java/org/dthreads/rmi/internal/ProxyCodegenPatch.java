@@ -1,6 +1,7 @@
 package org.dthreads.rmi.internal;
 
 import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
@@ -72,7 +73,7 @@ final class ProxyCodegenPatch extends ClassVisitor {
             MethodVisitor mv = super.visitMethod(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_SYNTHETIC,
                     ADDED_METHOD, "(I)Z", null, null);
             mv.visitCode();
-            org.objectweb.asm.Label yes = new org.objectweb.asm.Label();
+            Label yes = new Label();
             mv.visitVarInsn(Opcodes.ILOAD, 0);
             mv.visitIntInsn(Opcodes.SIPUSH, Opcodes.ACC_ABSTRACT);
             mv.visitInsn(Opcodes.IAND);
