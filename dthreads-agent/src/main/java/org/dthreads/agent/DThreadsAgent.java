@@ -6,6 +6,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.jar.JarFile;
 import org.dthreads.agent.internal.BootJar;
 
@@ -35,7 +36,16 @@ public final class DThreadsAgent {
         start(args, inst);
     }
 
+    /** Set by the first start-up; a JVM given {@code -javaagent} twice runs {@link #start} twice. */
+    private static final AtomicBoolean STARTED = new AtomicBoolean();
+
     private static void start(String args, Instrumentation inst) {
+        if (!STARTED.compareAndSet(false, true) || runtimeAlreadyOnBootPath()) {
+            System.getLogger(DThreadsAgent.class.getName()).log(System.Logger.Level.WARNING,
+                    "dthreads: the agent was given more than once (two -javaagent options, or attached after"
+                    + " starting with one); it runs once, this start-up does nothing");
+            return;
+        }
         try {
             Path agentJar = locateAgentJar();
             inst.appendToBootstrapClassLoaderSearch(new JarFile(BootJar.extract(agentJar).toFile()));
@@ -43,10 +53,39 @@ public final class DThreadsAgent {
                     ClassLoader.getPlatformClassLoader());
             Class.forName("org.dthreads.agent.internal.Installer", true, isolated)
                     .getMethod("install", Instrumentation.class, String.class).invoke(null, inst, args);
+        } catch (SecurityException denied) {
+            System.getLogger(DThreadsAgent.class.getName()).log(System.Logger.Level.ERROR, "dthreads: the security"
+                    + " manager denies the agent (" + denied.getMessage() + "); the application runs without dthreads."
+                    + " To run it, add to the policy: grant codeBase \"" + agentCodeBase()
+                    + "\" { permission java.security.AllPermission; };");
         } catch (Throwable t) {
             System.getLogger(DThreadsAgent.class.getName()).log(System.Logger.Level.ERROR,
                     "dthreads: the agent could not start; the application runs without dthreads", t);
         }
+    }
+
+    /**
+     * Whether another start-up (from another copy of this class: a second agent jar, another loader) already
+     * put the runtime on the bootstrap class path.
+     */
+    private static boolean runtimeAlreadyOnBootPath() {
+        try {
+            Class.forName("org.dthreads.internal.KernelLink", false, null);
+            return true;
+        } catch (ClassNotFoundException | SecurityException | LinkageError notThere) {
+            return false;
+        }
+    }
+
+    /**
+     * The agent jar's URL for a policy file. Its protection domain may be hidden too, but a class may read its
+     * own class file: {@code jar:file:/...jar!/org/...}.
+     */
+    private static String agentCodeBase() {
+        java.net.URL self = DThreadsAgent.class.getResource("DThreadsAgent.class");
+        String url = self == null ? "" : self.toString();
+        int end = url.indexOf("!/");
+        return url.startsWith("jar:") && end > 0 ? url.substring("jar:".length(), end) : "file:/path/to/dthreads-agent.jar";
     }
 
     /**

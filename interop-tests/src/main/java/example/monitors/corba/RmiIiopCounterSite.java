@@ -11,8 +11,7 @@ import org.omg.CORBA.ORB;
 
 /**
  * Remote monitors over RMI-IIOP on the GlassFish ORB: {@code synchronized (counter)} on a dynamic stub.
- * Arguments as {@link CounterSite}. The interface must be kept free of JRMP twins
- * ({@code -Ddthreads.rmi.noTwins=example.monitors.corba.RmiCounter}).
+ * Arguments as {@link CounterSite}. No dthreads property is needed: the interface has its JRMP twins.
  */
 public final class RmiIiopCounterSite implements SiteApp {
 

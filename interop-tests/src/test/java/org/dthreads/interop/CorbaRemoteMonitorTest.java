@@ -28,8 +28,7 @@ class CorbaRemoteMonitorTest {
 
     static SiteSpec site(String name, Class<? extends org.dthreads.junit.SiteApp> app, boolean dthreads, String role) {
         SiteSpec spec = SiteSpec.app(name, app);
-        return dthreads ? spec.javaAgent(JrmpZigzagTest.AGENT).args(role, "dthreads")
-                .systemProperty("dthreads.rmi.noTwins", "example.monitors.corba.") : spec.args(role);
+        return dthreads ? spec.javaAgent(JrmpZigzagTest.AGENT).args(role, "dthreads") : spec.args(role);
     }
 
     /** Both clients' loops, started together (they meet at a gate), then the server's value. */

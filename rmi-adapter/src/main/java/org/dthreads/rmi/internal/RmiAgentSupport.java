@@ -18,10 +18,10 @@ public final class RmiAgentSupport {
     private RmiAgentSupport() {}
 
     /**
-     * Package prefixes whose remote interfaces get no twins although they are in the agent's scope:
-     * interfaces used over RMI-IIOP on the GlassFish ORB, whose stub loading fails for an interface
-     * with twins ({@code PortableRemoteObject.narrow} returns null). Their IIOP calls carry the class
-     * through the ORB interceptor anyway.
+     * Escape hatch: package prefixes whose remote interfaces get no twins although they are in the agent's
+     * scope (their JRMP calls then carry no class; IIOP calls carry it through the ORB interceptor anyway).
+     * Not needed for RMI-IIOP on the GlassFish ORB: {@link ProxyCodegenPatch} lets its stub generator accept
+     * twinned interfaces.
      */
     public static final String NO_TWINS_PROPERTY = "dthreads.rmi.noTwins";
 

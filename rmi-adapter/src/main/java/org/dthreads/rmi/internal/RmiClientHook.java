@@ -28,7 +28,8 @@ import org.dthreads.monitor.OutgoingCalls;
  *
  * <h2>Mixed deployments</h2>
  * A server without dthreads rejects the twin's hash ({@code UnmarshalException: unrecognized method
- * hash}, wrapped in a {@code ServerException}) before running anything, so the call is retried with
+ * hash}, or {@code invalid method hash} from an rmic skeleton; see {@link #isUnknownMethodHash}) before
+ * running anything, so the call is retried with
  * the plain method, and the endpoint/interface pair is remembered as plain from then on (logged
  * once per pair and minute).
  *
@@ -156,11 +157,30 @@ public final class RmiClientHook {
         }
     }
 
-    /** Whether a server rejected the method hash before running anything (no such method there: no dthreads). */
+    /**
+     * Whether a server rejected the method hash before running anything (no such method there: no dthreads).
+     * Every way a JDK 17 server refuses an unknown hash, each wrapped by {@code UnicastServerRef} in a
+     * {@code ServerException}:
+     * <ul>
+     *   <li>{@code UnicastServerRef}'s own method table: {@code UnmarshalException("unrecognized method hash:
+     *       method not supported by remote object")};</li>
+     *   <li>an rmic skeleton ({@code *_Skel}, which {@code UnicastServerRef} dispatches through when the
+     *       implementation has a static stub): {@code UnmarshalException("invalid method hash")};</li>
+     *   <li>a skeleton that checks its interface hash: {@code SkeletonMismatchException}.</li>
+     * </ul>
+     * Each is thrown before the arguments are read, so retrying with the plain method runs the method once.
+     */
+    @SuppressWarnings("deprecation")
     static boolean isUnknownMethodHash(ServerException e) {
         Throwable cause = e.getCause();
-        return cause instanceof UnmarshalException
-                && String.valueOf(cause.getMessage()).contains("unrecognized method hash");
+        if (cause instanceof java.rmi.server.SkeletonMismatchException) {
+            return true;
+        }
+        if (!(cause instanceof UnmarshalException)) {
+            return false;
+        }
+        String message = String.valueOf(cause.getMessage());
+        return message.contains("unrecognized method hash") || message.contains("invalid method hash");
     }
 
     private static void rememberPlain(RemoteRef ref, Method method) {

@@ -9,7 +9,10 @@ import org.objectweb.asm.Opcodes;
 
 /**
  * The load-time JRMP retrofit: twins into remote interfaces, the prologue into
- * {@code RemoteObjectInvocationHandler}, and hook calls into legacy {@code *_Stub} classes.
+ * {@code RemoteObjectInvocationHandler}, hook calls into legacy {@code *_Stub} classes, twin service into
+ * rmic skeletons ({@link SkeletonPatch}); and, so that
+ * twinned interfaces stay valid for RMI-IIOP, the GlassFish ORB's stub generator accepts default methods
+ * ({@link ProxyCodegenPatch}).
  *
  * <p>Never throws: a class that cannot be rewritten is left as it was (returning {@code null}) and
  * logged once per kind of failure; its calls then go without thread identity. Thread-safe: the JVM
@@ -40,6 +43,9 @@ public final class RmiTransformer implements ClassFileTransformer {
             if (InvocationHandlerPatch.TARGET.equals(className)) {
                 return patchInvocationHandler(bytes);
             }
+            if (ProxyCodegenPatch.TARGET.equals(className)) {
+                return patchProxyCodegen(bytes);
+            }
             if (!scope.includes(className)) {
                 return null;
             }
@@ -50,6 +56,9 @@ public final class RmiTransformer implements ClassFileTransformer {
             }
             if (LegacyStubPatch.REMOTE_STUB.equals(reader.getSuperName())) {
                 return patchLegacyStub(reader);
+            }
+            if (java.util.Arrays.asList(reader.getInterfaces()).contains(SkeletonPatch.SKELETON)) {
+                return patchSkeleton(reader);
             }
             return null;
         } catch (Throwable t) {
@@ -90,6 +99,32 @@ public final class RmiTransformer implements ClassFileTransformer {
             return null;
         }
         return writer.toByteArray();
+    }
+
+    static byte[] patchProxyCodegen(byte[] bytes) {
+        ClassReader reader = new ClassReader(bytes);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_FRAMES) {
+            @Override
+            protected String getCommonSuperClass(String type1, String type2) {
+                return "java/lang/Object"; // the added method merges no reference types; never load ORB classes
+            }
+        };
+        ProxyCodegenPatch patch = new ProxyCodegenPatch(writer);
+        reader.accept(patch, 0);
+        if (patch.callSites() == 0) {
+            LOG.warn("pfl-shape", "dthreads: the GlassFish ORB's stub generator (" + ProxyCodegenPatch.TARGET.replace('/', '.')
+                    + ") has an unknown shape; RMI-IIOP stubs of remote interfaces with JRMP twins may fail to load"
+                    + " (work-around: -D" + RmiAgentSupport.NO_TWINS_PROPERTY + "=<package>)");
+            return null;
+        }
+        return writer.toByteArray();
+    }
+
+    static byte[] patchSkeleton(ClassReader reader) {
+        ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        SkeletonPatch patch = new SkeletonPatch(writer);
+        reader.accept(patch, ClassReader.EXPAND_FRAMES);
+        return patch.patched() ? writer.toByteArray() : null;
     }
 
     static byte[] patchLegacyStub(ClassReader reader) {
