@@ -41,8 +41,6 @@ public final class MonitorRuntime {
     /** How many suspended actors keep an interrupt for their class: lets waits skip the look-up. */
     private static final java.util.concurrent.atomic.AtomicInteger PENDING_CLASS_INTERRUPTS =
             new java.util.concurrent.atomic.AtomicInteger();
-    /** Leases granted to remote holders, by token. */
-    private static final Map<Long, Lease> LEASES = new ConcurrentHashMap<>();
 
     /*
      * Exits that a stack overflow interrupted before their committing write, and wake-ups it interrupted
@@ -291,7 +289,7 @@ public final class MonitorRuntime {
         waitAs(me, KernelLink.currentClass(), key, timeoutNanos);
     }
 
-    private static void waitAs(Actor me, long cls, Object key, long timeoutNanos) throws InterruptedException {
+    static void waitAs(Actor me, long cls, Object key, long timeoutNanos) throws InterruptedException {
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -338,7 +336,7 @@ public final class MonitorRuntime {
         notifyAs(Actor.current(), KernelLink.currentClass(), key, true);
     }
 
-    private static void notifyAs(Actor me, long cls, Object key, boolean all) {
+    static void notifyAs(Actor me, long cls, Object key, boolean all) {
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -642,197 +640,6 @@ public final class MonitorRuntime {
         return TABLE.size();
     }
 
-    // ================= remote monitors: the site side =================
-
-    /** A granted lease: the holder, and the object whose monitor it holds. */
-    private static final class Lease {
-        final LeaseActor actor;
-        final Object key;
-        final Monitor monitor;
-
-        Lease(LeaseActor actor, Object key, Monitor monitor) {
-            this.actor = actor;
-            this.key = key;
-            this.monitor = monitor;
-        }
-    }
-
-    /**
-     * A remote class enters the monitor of local object {@code key}: blocks like a local entrant, then
-     * returns a lease token (never 0). A class that already holds a lease here for this object from the
-     * same peer re-enters it (same token, one level deeper). A remote class that this site sees holding the
-     * monitor through a suspended local thread of the same class (the causality rule) takes it over.
-     */
-    public static long remoteEnter(Object key, long cls, String peer, long leaseMillis) {
-        Objects.requireNonNull(key);
-        if (!ThreadClass.isValid(cls)) {
-            throw new IllegalArgumentException("not a valid thread class: 0x" + Long.toHexString(cls));
-        }
-        Monitor m = TABLE.getOrCreate(key);
-        Hold h = m.getOwnerVolatile();
-        if (h != null && h.actor instanceof LeaseActor held && held.threadClass == cls && held.peer.equals(peer)
-                && !held.isExpired()) {
-            m.enterSlow(held, cls, key);
-            held.renew();
-            return held.token;
-        }
-        long token;
-        do {
-            token = ThreadLocalRandom.current().nextLong();
-        } while (token == 0 || LEASES.containsKey(token));
-        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
-        if (!m.tryEnterFast(lease, cls, key)) {
-            m.enterSlow(lease, cls, key);
-        }
-        lease.renew();
-        LEASES.put(token, new Lease(lease, key, m));
-        LeaseReaper.start();
-        return token;
-    }
-
-    /**
-     * Revokes expired leases nobody contends for, so a holder that died or was cut off leaves no entry in the
-     * monitor or lease tables (a contending entrant revokes at once by itself). One daemon thread, started with
-     * the first lease this site grants; a scan of {@link #LEASES} every 250 ms.
-     */
-    static final class LeaseReaper {
-        private static volatile boolean started;
-
-        private LeaseReaper() {}
-
-        static void start() {
-            if (started) {
-                return;
-            }
-            synchronized (LeaseReaper.class) {
-                if (started) {
-                    return;
-                }
-                java.util.concurrent.ScheduledThreadPoolExecutor e = new java.util.concurrent.ScheduledThreadPoolExecutor(1,
-                        daemonThreads("dthreads-lease-reaper"));
-                e.scheduleWithFixedDelay(LeaseReaper::reap, 250, 250, TimeUnit.MILLISECONDS);
-                started = true;
-            }
-        }
-
-        static void reap() {
-            try {
-                for (Lease lease : LEASES.values()) {
-                    if (lease.actor.isRevoked()
-                            || lease.actor.isExpired() && lease.monitor.revokeIfExpired(lease.actor)) {
-                        if (LEASES.remove(lease.actor.token, lease)) {
-                            LOG.warn("lease-expired", "dthreads: the remote monitor lease of "
-                                    + ThreadClass.format(lease.actor.threadClass) + " from " + lease.actor.peer
-                                    + " expired and was revoked (the holder stopped renewing: crashed or cut off)");
-                        }
-                    }
-                }
-            } catch (Throwable t) {
-                LOG.error("lease-reaper-failed", "dthreads: scanning remote monitor leases failed: " + t);
-            }
-        }
-    }
-
-    /**
-     * One operation sent by a remote client (see {@link org.dthreads.monitor.RemoteMonitorSite#serve}). Token
-     * operations must come from the lease's class. Token 0 acts as the class would locally, on this server
-     * thread bound to it: allowed by the monitor only through the causality rule (a suspended thread of the
-     * class holds it here).
-     */
-    public static long remoteServe(Object target, int op, long cls, long token, long arg, int nanos, String peer)
-            throws InterruptedException {
-        if (!ThreadClass.isValid(cls)) {
-            LOG.warn("remote-op-invalid-class", "dthreads: refused a remote monitor request from " + peer
-                    + " carrying the invalid thread class 0x" + Long.toHexString(cls));
-            throw new IllegalArgumentException("dthreads: not a valid thread class: 0x" + Long.toHexString(cls));
-        }
-        try {
-            return serveChecked(target, op, cls, token, arg, nanos, peer);
-        } catch (IllegalMonitorStateException e) {
-            // a stale holder, a buggy client, or a forged class or token: say who asked (rate-limited)
-            LOG.warn("remote-op-refused", "dthreads: refused remote monitor operation " + op + " of "
-                    + ThreadClass.format(cls) + " from " + peer + " on " + (target == null ? "?" : target.getClass().getName())
-                    + ": " + e.getMessage());
-            throw e;
-        }
-    }
-
-    private static long serveChecked(Object target, int op, long cls, long token, long arg, int nanos, String peer)
-            throws InterruptedException {
-        switch (op) {
-            case org.dthreads.monitor.RemoteMonitorSite.ENTER -> {
-                Objects.requireNonNull(target, "target");
-                if (MonitorModes.mode(target) != MonitorModes.EMULATED) {
-                    throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the monitor of "
-                            + target.getClass().getName() + " is native at its site (the class is not rewritten, or"
-                            + " extends a JDK class that locks it natively), so a remote synchronized on it could not"
-                            + " exclude its own synchronized methods; rewrite that class, or lock an emulated object");
-                }
-                return remoteEnter(target, cls, peer, arg);
-            }
-            case org.dthreads.monitor.RemoteMonitorSite.EXIT -> {
-                leaseOf(token, cls);
-                remoteExit(token);
-                return 0L;
-            }
-            case org.dthreads.monitor.RemoteMonitorSite.WAIT -> {
-                if (token != 0L) {
-                    leaseOf(token, cls);
-                    remoteWait(token, arg, nanos);
-                } else {
-                    try (org.dthreads.ClassScope ignored = KernelLink.bind(cls)) {
-                        waitFor(target, arg, nanos);
-                    }
-                }
-                return 0L;
-            }
-            case org.dthreads.monitor.RemoteMonitorSite.NOTIFY, org.dthreads.monitor.RemoteMonitorSite.NOTIFY_ALL -> {
-                boolean all = op == org.dthreads.monitor.RemoteMonitorSite.NOTIFY_ALL;
-                if (token != 0L) {
-                    leaseOf(token, cls);
-                    remoteNotify(token, all);
-                } else {
-                    try (org.dthreads.ClassScope ignored = KernelLink.bind(cls)) {
-                        if (all) {
-                            notifyAll(target);
-                        } else {
-                            notifyOne(target);
-                        }
-                    }
-                }
-                return 0L;
-            }
-            case org.dthreads.monitor.RemoteMonitorSite.RENEW -> {
-                Lease lease = LEASES.get(token);
-                return lease != null && lease.actor.threadClass == cls && remoteRenew(token) ? 1L : 0L;
-            }
-            case org.dthreads.monitor.RemoteMonitorSite.HOLDS -> {
-                if (token != 0L) {
-                    Lease lease = LEASES.get(token);
-                    return lease != null && lease.actor.threadClass == cls && remoteHolds(token) ? 1L : 0L;
-                }
-                try (org.dthreads.ClassScope ignored = KernelLink.bind(cls)) {
-                    return holdsLock(target) ? 1L : 0L;
-                }
-            }
-            case org.dthreads.monitor.RemoteMonitorSite.INTERRUPT -> {
-                return interruptHere(cls, arg);
-            }
-            default -> throw new IllegalArgumentException("dthreads: unknown remote monitor operation " + op);
-        }
-    }
-
-    /** The lease {@code token} if it belongs to {@code cls}; IMSE otherwise (unknown, expired, or another class's). */
-    private static Lease leaseOf(long token, long cls) {
-        Lease lease = validLease(token);
-        if (lease.actor.threadClass != cls) {
-            LOG.warn("lease-class-mismatch", "dthreads: a remote monitor request of " + ThreadClass.format(cls)
-                    + " presented the lease of " + ThreadClass.format(lease.actor.threadClass) + "; refused");
-            throw new IllegalMonitorStateException("dthreads: the lease does not belong to " + ThreadClass.format(cls));
-        }
-        return lease;
-    }
-
     /** Interrupts a pending emulated wait of {@code cls} at this site (not {@code except}'s); true if there was one. */
     static boolean interruptWaitOf(long cls, Thread except) {
         Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
@@ -847,93 +654,50 @@ public final class MonitorRuntime {
         return false;
     }
 
-    /** Extends a lease; false if it expired (the holder must treat the monitor as lost). */
+    // ================= remote monitors: the site side (see RemoteLeases) =================
+
+    /** See {@link RemoteLeases#remoteEnter}. */
+    public static long remoteEnter(Object key, long cls, String peer, long leaseMillis) {
+        return RemoteLeases.remoteEnter(key, cls, peer, leaseMillis);
+    }
+
+    /** See {@link RemoteLeases#remoteServe}. */
+    public static long remoteServe(Object target, int op, long cls, long token, long arg, int nanos, String peer)
+            throws InterruptedException {
+        return RemoteLeases.remoteServe(target, op, cls, token, arg, nanos, peer);
+    }
+
+    /** See {@link RemoteLeases#remoteRenew}. */
     public static boolean remoteRenew(long token) {
-        Lease lease = LEASES.get(token);
-        return lease != null && lease.actor.renew();
+        return RemoteLeases.remoteRenew(token);
     }
 
-    /** Releases one level held under {@code token}. An expired or unknown lease: IMSE. */
+    /** See {@link RemoteLeases#remoteExit}. */
     public static void remoteExit(long token) {
-        Lease lease = validLease(token);
-        if (!lease.monitor.exit(lease.actor, lease.actor.threadClass)) {
-            throw new IllegalMonitorStateException("dthreads: remote lease " + Long.toHexString(token)
-                    + " does not hold the monitor");
-        }
-        Hold now = lease.monitor.getOwnerVolatile();
-        if (now == null || now.actor != lease.actor) {
-            // fully released (or handed back to the local holder it took over from): the lease ends
-            LEASES.remove(token);
-            lease.actor.markRevoked();
-        } else {
-            lease.actor.renew();
-        }
+        RemoteLeases.remoteExit(token);
     }
 
-    /**
-     * A remote holder waits. The calling server thread parks here; while it does the lease cannot expire
-     * (the pending call is the holder's liveness) but the monitor is released as a local wait releases it.
-     */
+    /** See {@link RemoteLeases#remoteWait}. */
     public static void remoteWait(long token, long timeoutMillis, int nanos) throws InterruptedException {
-        if (timeoutMillis < 0) {
-            throw new IllegalArgumentException("timeout value is negative");
-        }
-        if (nanos < 0 || nanos > 999_999) {
-            throw new IllegalArgumentException("nanosecond timeout value out of range");
-        }
-        Lease lease = validLease(token);
-        if (nanos > 0 && timeoutMillis < Long.MAX_VALUE) {
-            timeoutMillis++;
-        }
-        long timeoutNanos = timeoutMillis == 0 ? 0L
-                : timeoutMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : timeoutMillis * 1_000_000L;
-        lease.actor.pendingWaits++;
-        try {
-            waitAs(lease.actor, lease.actor.threadClass, lease.key, timeoutNanos);
-        } finally {
-            lease.actor.pendingWaits--;
-            lease.actor.renew();
-        }
+        RemoteLeases.remoteWait(token, timeoutMillis, nanos);
     }
 
+    /** See {@link RemoteLeases#remoteNotify}. */
     public static void remoteNotify(long token, boolean all) {
-        Lease lease = validLease(token);
-        notifyAs(lease.actor, lease.actor.threadClass, lease.key, all);
-        lease.actor.renew();
+        RemoteLeases.remoteNotify(token, all);
     }
 
-    /** The holder's connection is gone: drop its lease now rather than at expiry. */
+    /** See {@link RemoteLeases#remoteCancel}. */
     public static void remoteCancel(long token) {
-        Lease lease = LEASES.remove(token);
-        if (lease != null) {
-            lease.actor.markRevoked();
-            lease.monitor.revokeIfExpired(lease.actor);
-        }
+        RemoteLeases.remoteCancel(token);
     }
 
-    /** Whether the lease is valid and its class holds the monitor. */
+    /** See {@link RemoteLeases#remoteHolds}. */
     public static boolean remoteHolds(long token) {
-        Lease lease = LEASES.get(token);
-        return lease != null && !lease.actor.isExpired() && lease.monitor.holdsFor(lease.actor.threadClass);
+        return RemoteLeases.remoteHolds(token);
     }
 
-    private static Lease validLease(long token) {
-        Lease lease = LEASES.get(token);
-        if (lease == null) {
-            throw new IllegalMonitorStateException("dthreads: unknown monitor lease " + Long.toHexString(token)
-                    + " (released, or revoked after expiry)");
-        }
-        if (lease.actor.isExpired()) {
-            LEASES.remove(token);
-            lease.monitor.revokeIfExpired(lease.actor);
-            throw new IllegalMonitorStateException("dthreads: monitor lease " + Long.toHexString(token) + " of "
-                    + ThreadClass.format(lease.actor.threadClass) + " from " + lease.actor.peer
-                    + " expired; the monitor was released and may have been acquired by another class");
-        }
-        return lease;
-    }
-
-    private static IllegalMonitorStateException notOwner() {
+    static IllegalMonitorStateException notOwner() {
         return new IllegalMonitorStateException("current thread is not owner");
     }
 }
