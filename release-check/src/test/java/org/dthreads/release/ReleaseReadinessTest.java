@@ -49,7 +49,12 @@ class ReleaseReadinessTest {
             assertNotBlank(m.pom.text("name"), m + ": name");
             assertNotBlank(m.pom.text("description"), m + ": description");
             for (String inherited : List.of("url", "licenses", "scm", "developers")) {
-                assertNull(m.pom.text(inherited), m + " overrides the parent's " + inherited);
+                if (m.pom.text("parent") != null) {
+                    assertNull(m.pom.text(inherited), m + " overrides the parent's " + inherited);
+                } else { // the BOM: standalone, so it repeats the parent's metadata
+                    assertEquals(PARENT.text(inherited).replaceAll("\\s+", " "), String.valueOf(m.pom.text(inherited)).replaceAll("\\s+", " "),
+                            m + " has no parent, its " + inherited + " must equal the parent pom's");
+                }
             }
         }
     }
@@ -108,6 +113,21 @@ class ReleaseReadinessTest {
         for (Pom.Element dependency : reduced.elements("dependencies/dependency")) {
             assertEquals("test", dependency.text("scope"), "the agent's installed pom depends on " + dependency.text("artifactId"));
         }
+    }
+
+    @Test
+    void theBomManagesEveryPublishedLibraryAtTheReactorVersion() {
+        Module bom = module("dthreads-bom");
+        assertEquals(VERSION, bom.pom.text("version"), "dthreads-bom version");
+        assertNull(bom.pom.text("parent"), "dthreads-bom must not inherit dthreads-parent's third-party versions");
+        List<String> managed = new ArrayList<>();
+        for (Pom.Element d : bom.pom.elements("dependencyManagement/dependencies/dependency")) {
+            assertEquals("org.dthreads", d.text("groupId"));
+            assertEquals("${project.version}", d.text("version"), d.text("artifactId"));
+            managed.add(d.text("artifactId"));
+        }
+        List<String> libraries = published().stream().filter(m -> m.packaging().equals("jar")).map(Module::artifactId).toList();
+        assertEquals(libraries.stream().sorted().toList(), managed.stream().sorted().toList(), "dthreads-bom's managed artifacts");
     }
 
     private static void assertNotBlank(String value, String what) {
