@@ -1,0 +1,2 @@
+/** The instrument goal's helpers; not an API. */
+package org.dthreads.maven.internal;

@@ -1,0 +1,2 @@
+/** The dthreads Maven plugin: the {@code instrument} goal. */
+package org.dthreads.maven;
