@@ -1,0 +1,72 @@
+package org.dthreads.benchmarks.realworld;
+
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.util.ArrayList;
+import java.util.List;
+import org.dthreads.benchmarks.realworld.app.LockedCell;
+
+/**
+ * Memory: {@code count} short-lived objects, each locked once by rewritten code (half through a
+ * synchronized method of an application class, half through a synchronized block on a fresh plain
+ * {@code Object}); meant for {@code -Xmx64m} under the agent, where a monitor side table that kept
+ * them, or kept them long, runs out of heap. Then two retention checks: 1,000 locked objects and a
+ * class loader whose class was locked must be collectable after their last use (polled with
+ * {@code System.gc()} for at most 10 s). Throws if anything is retained.
+ */
+final class LockedGarbage {
+
+    private static final long RETENTION_WAIT_NANOS = 10_000_000_000L;
+
+    private LockedGarbage() {}
+
+    static long run(int count) throws Exception {
+        long sum = 0;
+        for (int i = 0; i < count; i += 2) {
+            sum += new LockedCell(i).addAndGet(1);
+            sum += LockedCell.lockFresh(i);
+        }
+        checkNothingRetained();
+        return sum;
+    }
+
+    private static void checkNothingRetained() throws Exception {
+        List<WeakReference<Object>> refs = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            LockedCell cell = new LockedCell(i);
+            cell.addAndGet(1);
+            refs.add(new WeakReference<>(cell));
+        }
+        refs.add(new WeakReference<>(lockInThrowawayLoader()));
+        long deadline = System.nanoTime() + RETENTION_WAIT_NANOS;
+        long alive;
+        do {
+            System.gc();
+            alive = refs.stream().filter(r -> r.get() != null).count();
+            if (alive > 0) {
+                Thread.sleep(50); // waiting for the collector, not for another thread
+            }
+        } while (alive > 0 && System.nanoTime() < deadline);
+        if (alive > 0) {
+            throw new IllegalStateException(alive + " of " + refs.size()
+                    + " locked objects/class loaders still reachable 10 s after their last use");
+        }
+    }
+
+    /** Loads {@link LockedCell} in a new class loader, locks an instance once and returns the loader. */
+    private static ClassLoader lockInThrowawayLoader() throws Exception {
+        URL jar = LockedGarbage.class.getProtectionDomain().getCodeSource().getLocation();
+        URLClassLoader loader = new URLClassLoader(new URL[] {jar}, ClassLoader.getPlatformClassLoader());
+        Class<?> cell = loader.loadClass(LockedCell.class.getName());
+        if (cell.getClassLoader() != loader) {
+            throw new IllegalStateException("LockedCell not loaded by the throwaway loader");
+        }
+        Object instance = cell.getConstructor(long.class).newInstance(1L);
+        Method add = cell.getMethod("addAndGet", long.class);
+        add.invoke(instance, 1L);
+        loader.close();
+        return loader;
+    }
+}
