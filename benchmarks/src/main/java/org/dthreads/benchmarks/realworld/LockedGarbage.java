@@ -50,8 +50,10 @@ final class LockedGarbage {
             }
         } while (alive > 0 && System.nanoTime() < deadline);
         if (alive > 0) {
-            throw new IllegalStateException(alive + " of " + refs.size()
-                    + " locked objects/class loaders still reachable 10 s after their last use");
+            boolean loaderAlive = refs.get(refs.size() - 1).get() != null;
+            throw new IllegalStateException((alive - (loaderAlive ? 1 : 0)) + " of 1000 locked objects"
+                    + (loaderAlive ? " and the class loader of a locked class" : "")
+                    + " still reachable 10 s after their last use");
         }
     }
 

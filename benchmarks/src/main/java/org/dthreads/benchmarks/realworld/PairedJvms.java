@@ -120,8 +120,12 @@ public final class PairedJvms {
     private static void row(String measure, List<Run> plain, List<Run> withAgent, java.util.function.ToDoubleFunction<Run> f) {
         double p = median(plain, f);
         double a = median(withAgent, f);
-        System.out.printf(Locale.ROOT, "| %s | %.1f | %.1f | %s |%n", measure, p, a,
-                p > 0 ? String.format(Locale.ROOT, "%.2fx", a / p) : "-");
+        System.out.printf(Locale.ROOT, "| %s | %s | %s | %s |%n", measure, format(p), format(a),
+                p > 0 && !Double.isNaN(a) ? String.format(Locale.ROOT, "%.2fx", a / p) : "-");
+    }
+
+    private static String format(double v) {
+        return Double.isNaN(v) ? "- (failed)" : String.format(Locale.ROOT, "%.1f", v);
     }
 
     static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
@@ -157,9 +161,11 @@ public final class PairedJvms {
             int status = process.waitFor();
             double wallMs = (System.nanoTime() - t0) / 1e6;
             double[] gc = gcPauses(Files.readAllLines(gcLog));
+            out.lines().filter(l -> l.startsWith("note ")).forEach(l -> System.out.println("    " + l));
             Matcher m = RESULT.matcher(out);
             if (status != 0 || !m.find()) {
-                List<String> errLines = Files.readAllLines(err);
+                List<String> errLines = Files.readAllLines(err).stream()
+                        .filter(l -> !l.startsWith("\tat ") && !l.startsWith("\t...")).toList();
                 String tail = String.join(" | ", errLines.subList(Math.max(0, errLines.size() - 5), errLines.size()));
                 return new Run(agent != null, false, 0, 0, wallMs, gc[0], (int) gc[1], 0,
                         "exit " + status + "; " + out.lines().filter(l -> l.startsWith("error")).findFirst().orElse("")

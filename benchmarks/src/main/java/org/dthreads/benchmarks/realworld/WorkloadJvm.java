@@ -40,6 +40,9 @@ public final class WorkloadJvm {
         }
         long[] gcAfter = gcTotals();
         Arrays.sort(ms);
+        if (workload == RealWorkload.DERBY && DerbyWorkload.RETRIES.get() > 0) {
+            System.out.println("note derby deadlock retries " + DerbyWorkload.RETRIES.get());
+        }
         System.out.printf("result digest=%d medianMs=%.3f gcMsTimed=%d gcCountTimed=%d%n",
                 expected, ms[rounds / 2], gcAfter[0] - gcBefore[0], gcAfter[1] - gcBefore[1]);
         System.exit(0); // the databases' and pools' non-daemon threads must not keep the JVM alive
