@@ -20,7 +20,22 @@ def events(jfr, recording, name, depth):
 
 def frame_name(frame):
     method = frame["method"]
-    return method["type"]["name"] + "." + method["name"]
+    return (method["type"]["name"] + "." + method["name"]).replace("/", ".")
+
+
+CATEGORIES = [("dthreads monitor runtime", "org.dthreads.monitor."), ("dthreads agent (rewriting classes)", "org.dthreads.agent."),
+              ("benchmark harness", "org.dthreads.benchmarks."), ("other dthreads", "org.dthreads."), ("JDK", ("java.", "jdk.", "sun."))]
+
+
+def is_dthreads(name):
+    return name.startswith("org.dthreads.") and not name.startswith("org.dthreads.benchmarks.")
+
+
+def category(name):
+    for label, prefix in CATEGORIES:
+        if name.startswith(prefix):
+            return label
+    return "application"
 
 
 def main():
@@ -29,6 +44,7 @@ def main():
     jfr = sys.argv[3] if len(sys.argv) > 3 else "jfr"
     samples = events(jfr, recording, "jdk.ExecutionSample", 64)
     tops = collections.Counter()
+    categories = collections.Counter()
     dthreads_top = 0
     dthreads_any = 0
     for e in samples:
@@ -36,13 +52,15 @@ def main():
         if not frames:
             continue
         tops[frame_name(frames[0])] += 1
-        if frame_name(frames[0]).startswith("org.dthreads."):
+        categories[category(frame_name(frames[0]))] += 1
+        if is_dthreads(frame_name(frames[0])):
             dthreads_top += 1
-        if any(frame_name(f).startswith("org.dthreads.") for f in frames):
+        if any(is_dthreads(frame_name(f)) for f in frames):
             dthreads_any += 1
     n = max(1, sum(tops.values()))
     print(f"{n} execution samples; dthreads frame on top: {100 * dthreads_top / n:.1f}%, "
           f"anywhere in the stack (64 frames): {100 * dthreads_any / n:.1f}%")
+    print("top frame by kind: " + ", ".join(f"{label} {100 * c / n:.1f}%" for label, c in categories.most_common()))
     print("| samples | share | top frame |")
     print("| --- | --- | --- |")
     for method, count in tops.most_common(top):

@@ -23,11 +23,16 @@ final class LockedGarbage {
     private LockedGarbage() {}
 
     static long run(int count) throws Exception {
+        long[] gc0 = gcTotals();
+        long t0 = System.nanoTime();
         long sum = 0;
         for (int i = 0; i < count; i += 2) {
             sum += new LockedCell(i).addAndGet(1);
             sum += LockedCell.lockFresh(i);
         }
+        long[] gc1 = gcTotals();
+        System.out.printf("note %,d locked objects in a %d MB heap: done in %.0f ms, %d collections, %d ms in GC%n", count,
+                Runtime.getRuntime().maxMemory() >> 20, (System.nanoTime() - t0) / 1e6, gc1[1] - gc0[1], gc1[0] - gc0[0]);
         checkNothingRetained();
         return sum;
     }
@@ -55,6 +60,17 @@ final class LockedGarbage {
                     + (loaderAlive ? " and the class loader of a locked class" : "")
                     + " still reachable 10 s after their last use");
         }
+    }
+
+    /** {total collection ms, collections} over every collector. */
+    private static long[] gcTotals() {
+        long ms = 0;
+        long count = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            ms += Math.max(0, gc.getCollectionTime());
+            count += Math.max(0, gc.getCollectionCount());
+        }
+        return new long[] {ms, count};
     }
 
     /** Loads {@link LockedCell} in a new class loader, locks an instance once and returns the loader. */

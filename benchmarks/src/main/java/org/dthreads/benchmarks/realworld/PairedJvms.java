@@ -81,7 +81,8 @@ public final class PairedJvms {
                 System.out.printf(Locale.ROOT, "  #%d %-5s %s%n", p + 1, useAgent ? "agent" : "plain", run.ok()
                         ? String.format(Locale.ROOT, "round %.1f ms, wall %.0f ms, GC %d pauses %.1f ms, digest %d",
                                 run.roundMs(), run.wallMs(), run.gcPauses(), run.gcPauseMs(), run.digest())
-                        : "FAILED: " + run.failure());
+                        : String.format(Locale.ROOT, "FAILED (wall %.0f ms, GC %d pauses %.1f ms): %s",
+                                run.wallMs(), run.gcPauses(), run.gcPauseMs(), run.failure()));
             }
         }
         System.exit(report(plain, withAgent) ? 0 : 1);
