@@ -87,7 +87,7 @@ public final class MonitorRewriter {
             // A synchronized native method takes the JVM's monitor of this (or of the class): the
             // class's instances and Class object must then stay native, so the other methods'
             // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
-            Marker marker = new Marker(new MethodRewriting(writer, counts, reflective, readVersion(reader)),
+            Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), counts, reflective, readVersion(reader)),
                     !hasSynchronizedNativeMethod(reader));
             ClassVisitor first = marker;
             if (needsPinnedSerialVersionUid(reader, hierarchy)) {
