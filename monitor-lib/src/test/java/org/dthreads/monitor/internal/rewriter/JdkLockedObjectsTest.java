@@ -189,6 +189,22 @@ class JdkLockedObjectsTest {
                 () -> new java.beans.beancontext.BeanContextSupport().add(new java.beans.beancontext.BeanContextChildSupport())));
     }
 
+    /** Every fixture class passes ASM's verifier with the marks in; the JVM verifier runs when the probes load them. */
+    @ParameterizedTest(name = "[{0}]")
+    @ValueSource(strings = {"", "ParallelLoader", "SerialLoader", "OwnLocksLoader", "LockWriter", "LockReader",
+            "SuperLockReader"})
+    void markedClassesPassTheAsmVerifier(String nested) throws Exception {
+        Class<?> plain = fixture(nested, false);
+        MonitorRewriter.Result result = MonitorRewriterTest.rewrite(plain);
+        assertTrue(result.rewritten(), () -> "skipped: " + result.skipReason());
+        java.io.StringWriter problems = new java.io.StringWriter();
+        org.objectweb.asm.util.CheckClassAdapter.verify(new org.objectweb.asm.ClassReader(result.bytes()),
+                getClass().getClassLoader(), false, new java.io.PrintWriter(problems));
+        assertEquals("", problems.toString());
+        assertTrue(new String(result.bytes(), java.nio.charset.StandardCharsets.ISO_8859_1)
+                .contains("keepNative"), "the marking call is in the class");
+    }
+
     /**
      * After marks exist, an ordinary private lock (a field even named {@code lock}, stored in the constructor)
      * is still emulated, and a zigzag through it completes: the callback, on another thread of the holder's
