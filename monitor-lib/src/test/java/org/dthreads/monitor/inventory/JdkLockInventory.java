@@ -113,7 +113,7 @@ public final class JdkLockInventory {
 
     private void add(byte[] classFile) {
         ClassNode node = new ClassNode();
-        new ClassReader(classFile).accept(node, ClassReader.SKIP_FRAMES);
+        new ClassReader(classFile).accept(node, ClassReader.SKIP_FRAMES | ClassReader.SKIP_DEBUG);
         classes.put(node.name, node);
     }
 
@@ -352,9 +352,11 @@ public final class JdkLockInventory {
         return out;
     }
 
+    /** Whether {@code m} stores into a field of a plain type (only those methods are analysed). */
     private static boolean storesAField(MethodNode m) {
         for (AbstractInsnNode insn = m.instructions.getFirst(); insn != null; insn = insn.getNext()) {
-            if (insn.getOpcode() == Opcodes.PUTFIELD || insn.getOpcode() == Opcodes.PUTSTATIC) {
+            if ((insn.getOpcode() == Opcodes.PUTFIELD || insn.getOpcode() == Opcodes.PUTSTATIC)
+                    && isPlain(Type.getType(((FieldInsnNode) insn).desc))) {
                 return true;
             }
         }
