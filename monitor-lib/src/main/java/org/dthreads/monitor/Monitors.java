@@ -287,4 +287,27 @@ public final class Monitors {
             throw new IllegalStateException(e);
         }
     }
+
+    private static final MethodHandle KEEP_NATIVE = BootDelegation.staticMethod(
+            org.dthreads.monitor.internal.NativeMarks.class, "keepNative", MethodType.methodType(Object.class, Object.class));
+
+    /**
+     * Marks {@code o} as keeping the JVM's monitor: rewritten code calls this where an object that JDK code
+     * also locks crosses the JDK's API (the result of {@code ClassLoader.getClassLoadingLock}, the lock
+     * given to {@code Writer(Object)}...), so that {@code synchronized} on it in rewritten code still
+     * excludes the JDK's. {@link #isEmulated} is false for a marked object from then on. Never throws.
+     *
+     * @param o the object, or null (ignored)
+     * @return {@code o}
+     */
+    public static Object keepNative(Object o) {
+        if (!DELEGATES) {
+            return org.dthreads.monitor.internal.NativeMarks.keepNative(o);
+        }
+        try {
+            return (Object) KEEP_NATIVE.invokeExact(o);
+        } catch (Throwable t) {
+            return o; // the bootstrap copy logs its own failures; a failure of the call itself is not one
+        }
+    }
 }

@@ -28,6 +28,15 @@ import java.util.Locale;
  * (CORBA and RMI-IIOP stubs). Whether a given proxy really is a remote reference is decided once per
  * object, when its {@link Monitor} is created ({@link RemoteReference}).
  *
+ * <h2>Per object: plain objects the JDK also locks</h2>
+ * Some JDK API hands application code a plain object that JDK code locks too, or locks one the application
+ * hands it: {@code ClassLoader.getClassLoadingLock} (a {@code new Object()} per class name in a
+ * parallel-capable loader), the lock of {@code Reader(Object)}/{@code Writer(Object)},
+ * {@code SelectableChannel.blockingLock()}, an {@code InvocationEvent}'s notifier,
+ * {@code BeanContext.globalHierarchyLock}. The rewriter marks such an object where it crosses that API in
+ * application code ({@link NativeMarks}); a marked object is native whatever its class. The inventory of
+ * these cases and what is left as a limit: {@code docs/rewriter.md}, "Objects the JDK locks".
+ *
  * <p>Everything else is native: {@code Vector}, {@code Collections.synchronizedList(..)}, {@code PrintStream}
  * (so {@code synchronized (System.out)} still excludes the JDK's printing), {@code Thread} (whose
  * {@code join} waits on the native monitor, notified by the JVM on exit), and so on.
@@ -94,7 +103,9 @@ final class MonitorModes {
         if (o instanceof Class<?> c) {
             return CLASS_OBJECT_EMULATED.get(c) ? EMULATED : NATIVE;
         }
-        return INSTANCE_MODE.get(o.getClass());
+        int mode = INSTANCE_MODE.get(o.getClass());
+        // An object of an emulated class that JDK code also locks, marked where it left the JDK's API.
+        return mode == EMULATED && NativeMarks.isMarked(o) ? NATIVE : mode;
     }
 
     /** Whether {@code o}'s class is a stub class: its monitor operations may go to a remote site. */

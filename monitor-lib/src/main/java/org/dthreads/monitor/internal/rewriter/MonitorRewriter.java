@@ -92,8 +92,8 @@ public final class MonitorRewriter {
             // A synchronized native method takes the JVM's monitor of this (or of the class): the
             // class's instances and Class object must then stay native, so the other methods'
             // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
-            Marker marker = new Marker(new MethodRewriting(writer, counts, unrewritable, readVersion(reader),
-                    new MonitorMethods(hierarchy)),
+            Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), counts,
+                    unrewritable, readVersion(reader), new MonitorMethods(hierarchy)),
                     !hasSynchronizedNativeMethod(reader));
             ClassVisitor first = marker;
             if (needsPinnedSerialVersionUid(reader, hierarchy)) {
