@@ -3,6 +3,7 @@ package org.dthreads.monitor;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import org.dthreads.internal.BootDelegation;
+import org.dthreads.monitor.internal.LostExits;
 import org.dthreads.monitor.internal.MonitorRuntime;
 
 /**
@@ -122,17 +123,17 @@ public final class Monitors {
                 throw e;
             } catch (Throwable t) {
                 // The call itself overflowed the stack before the runtime could catch anything. No calls
-                // here: record the lost exit with plain static writes (see MonitorRuntime.lostExit0).
-                if (MonitorRuntime.lostExit0 == null) {
-                    MonitorRuntime.lostExit0 = o;
-                } else if (MonitorRuntime.lostExit1 == null) {
-                    MonitorRuntime.lostExit1 = o;
-                } else if (MonitorRuntime.lostExit2 == null) {
-                    MonitorRuntime.lostExit2 = o;
+                // here: record the lost exit with plain static writes (see LostExits.lostExit0).
+                if (LostExits.lostExit0 == null) {
+                    LostExits.lostExit0 = o;
+                } else if (LostExits.lostExit1 == null) {
+                    LostExits.lostExit1 = o;
+                } else if (LostExits.lostExit2 == null) {
+                    LostExits.lostExit2 = o;
                 } else {
-                    MonitorRuntime.lostExit3 = o;
+                    LostExits.lostExit3 = o;
                 }
-                MonitorRuntime.pendingRepairs = true;
+                LostExits.pendingRepairs = true;
             }
             return;
         }

@@ -42,21 +42,6 @@ public final class MonitorRuntime {
     private static final java.util.concurrent.atomic.AtomicInteger PENDING_CLASS_INTERRUPTS =
             new java.util.concurrent.atomic.AtomicInteger();
 
-    /*
-     * Exits that a stack overflow interrupted before their committing write, and wake-ups it interrupted
-     * after: recorded with plain static writes (no call, so they cannot overflow themselves) and settled
-     * by the next monitor operation of any thread whose class actively holds the monitor (a monitor whose
-     * exit was lost is still held by the failing thread, and nobody else can act on it meanwhile).
-     * pendingRepairs is set after a slot is written and cleared before the slots are scanned, so a repair
-     * recorded during a scan is seen by the next one. Four slots: a fifth concurrent loss is logged.
-     */
-    public static volatile Object lostExit0;
-    public static volatile Object lostExit1;
-    public static volatile Object lostExit2;
-    public static volatile Object lostExit3;
-    public static volatile Object lostWake;
-    public static volatile boolean pendingRepairs;
-
     private MonitorRuntime() {}
 
     // ================= entry points for rewritten code =================
@@ -90,8 +75,8 @@ public final class MonitorRuntime {
             throw new NullPointerException("Cannot enter synchronized block: the monitor is null");
         }
         Actor me = Actor.current();
-        if (pendingRepairs) {
-            settleRepairsQuietly(me);
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly(me);
         }
         long cls = KernelLink.currentClass();
         Monitor m = me.cachedKey == key ? me.cachedMonitor : lookupForEnter(me, key);
@@ -129,8 +114,8 @@ public final class MonitorRuntime {
         try {
             me = Actor.current();
             me.exitCommitted = false; // before any call: a stale true would make a failure look committed
-            if (pendingRepairs) {
-                settleRepairsQuietly(me);
+            if (LostExits.pendingRepairs) {
+                LostExits.settleQuietly(me);
             }
             long cls = KernelLink.currentClass();
             m = me.cachedKey == key ? me.cachedMonitor : TABLE.get(key);
@@ -149,111 +134,28 @@ public final class MonitorRuntime {
                     me = Actor.current();
                     me.exitCommitted = false;
                 }
-                exitFailed(key, me, m, t);
+                LostExits.exitFailed(key, me, m, t);
             } catch (Throwable again) {
                 // No calls from here on: each statement is a field access that cannot overflow the stack.
                 if (me != null && me.exitCommitted) {
-                    lostWake = m;
-                } else if (lostExit0 == null) {
-                    lostExit0 = key;
-                } else if (lostExit1 == null) {
-                    lostExit1 = key;
-                } else if (lostExit2 == null) {
-                    lostExit2 = key;
+                    LostExits.lostWake = m;
+                } else if (LostExits.lostExit0 == null) {
+                    LostExits.lostExit0 = key;
+                } else if (LostExits.lostExit1 == null) {
+                    LostExits.lostExit1 = key;
+                } else if (LostExits.lostExit2 == null) {
+                    LostExits.lostExit2 = key;
                 } else {
-                    lostExit3 = key;
+                    LostExits.lostExit3 = key;
                 }
-                pendingRepairs = true;
+                LostExits.pendingRepairs = true;
             }
         }
-    }
-
-    private static void exitFailed(Object key, Actor me, Monitor m, Throwable failure) {
-        if (me.exitCommitted) {
-            if (m != null) {
-                m.wakeAll(); // the level was released; make sure no entrant missed the wake-up
-            }
-        } else {
-            Monitor monitor = m != null ? m : TABLE.get(key);
-            if (monitor != null && monitor.exit(me, KernelLink.currentClass())) {
-                monitor.wakeAll();
-            }
-        }
-        LOG.error("exit-failed", "dthreads: a monitor exit failed inside the runtime and was recovered: " + failure);
-    }
-
-    /**
-     * Pays exits and wake-ups that a stack overflow interrupted (see the fields above). Never throws. A
-     * slot is cleared once its exit has committed (told by {@link Actor#exitCommitted}, a plain field), so
-     * a repair that overflows again is retried by the next operation, and none is ever paid twice (which
-     * would break exclusion).
-     */
-    private static void settleRepairsQuietly(Actor me) {
-        boolean committed = me.exitCommitted;
-        pendingRepairs = false;
-        try {
-            Object wake = lostWake;
-            if (wake != null) {
-                lostWake = null;
-                ((Monitor) wake).wakeAll();
-            }
-            long cls = KernelLink.currentClass();
-            for (int slot = 0; slot < 4; slot++) {
-                Object key = slot == 0 ? lostExit0 : slot == 1 ? lostExit1 : slot == 2 ? lostExit2 : lostExit3;
-                if (key == null) {
-                    continue;
-                }
-                me.exitCommitted = false;
-                boolean paid;
-                try {
-                    paid = payIfOurs(me, cls, key);
-                } catch (Throwable t) {
-                    paid = me.exitCommitted; // no calls in this handler: field accesses only
-                }
-                if (paid) {
-                    if (slot == 0) {
-                        lostExit0 = null;
-                    } else if (slot == 1) {
-                        lostExit1 = null;
-                    } else if (slot == 2) {
-                        lostExit2 = null;
-                    } else {
-                        lostExit3 = null;
-                    }
-                } else {
-                    pendingRepairs = true; // another thread's, or failed again: a later operation retries
-                }
-            }
-        } catch (Throwable t) {
-            pendingRepairs = true;
-        }
-        me.exitCommitted = committed;
-    }
-
-    /** Pays one level of {@code key}'s monitor if our class holds it through us; true once committed. */
-    private static boolean payIfOurs(Actor me, long cls, Object key) {
-        Monitor m = TABLE.get(key);
-        if (m == null || !m.isActiveFor(me, cls) || !m.exit(me, cls)) {
-            return false;
-        }
-        m.wakeAll();
-        LOG.error("exit-repaired", "dthreads: paid a monitor exit that a stack overflow had interrupted");
-        return true;
     }
 
     /** Called by a copy of {@link org.dthreads.monitor.Monitors} whose call into {@link #exit} overflowed. */
     public static void recordLostExit(Object key) {
-        // kept for copies that cannot write the fields directly; same logic as exit's last resort
-        if (lostExit0 == null) {
-            lostExit0 = key;
-        } else if (lostExit1 == null) {
-            lostExit1 = key;
-        } else if (lostExit2 == null) {
-            lostExit2 = key;
-        } else {
-            lostExit3 = key;
-        }
-        pendingRepairs = true;
+        LostExits.record(key);
     }
 
     /**
