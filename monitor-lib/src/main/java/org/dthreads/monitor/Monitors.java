@@ -3,6 +3,7 @@ package org.dthreads.monitor;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import org.dthreads.internal.BootDelegation;
+import org.dthreads.monitor.internal.LostExits;
 import org.dthreads.monitor.internal.MonitorRuntime;
 
 /**
@@ -30,8 +31,8 @@ import org.dthreads.monitor.internal.MonitorRuntime;
  * themselves. {@code monitorenter}/{@code monitorexit} cannot be done from Java code, so the rewriter emits
  * both paths for {@code synchronized} on a target it cannot prove emulated:
  * {@code if (Monitors.isEmulated(o)) { Monitors.enter(o); ... Monitors.exit(o); } else { monitorenter ... }};
- * {@link #enter} and {@link #exit} always emulate. {@code synchronized} methods of rewritten classes and
- * blocks on {@code this} of such classes need no test when the class is emulated as a whole.
+ * {@link #enter} and {@link #exit} always emulate. {@code synchronized} methods of rewritten classes are
+ * first lowered to such a block on {@code this} (or on the class), so they take the same test.
  *
  * <h2>Semantics</h2>
  * The JVM's, with "owner" meaning the calling thread's equivalence class
@@ -52,7 +53,7 @@ public final class Monitors {
     private static final MethodHandle IS_EMULATED = runtime("isEmulated", MethodType.methodType(boolean.class, Object.class));
     private static final MethodHandle ENTER = runtime("enter", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle EXIT = runtime("exit", MethodType.methodType(void.class, Object.class));
-    private static final MethodHandle WAIT = runtime("waitFor",
+    private static final MethodHandle WAIT = runtime("waitOn",
             MethodType.methodType(void.class, Object.class, long.class, int.class));
     private static final MethodHandle NOTIFY = runtime("notifyOne", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle NOTIFY_ALL = runtime("notifyAll", MethodType.methodType(void.class, Object.class));
@@ -122,17 +123,17 @@ public final class Monitors {
                 throw e;
             } catch (Throwable t) {
                 // The call itself overflowed the stack before the runtime could catch anything. No calls
-                // here: record the lost exit with plain static writes (see MonitorRuntime.lostExit0).
-                if (MonitorRuntime.lostExit0 == null) {
-                    MonitorRuntime.lostExit0 = o;
-                } else if (MonitorRuntime.lostExit1 == null) {
-                    MonitorRuntime.lostExit1 = o;
-                } else if (MonitorRuntime.lostExit2 == null) {
-                    MonitorRuntime.lostExit2 = o;
+                // here: record the lost exit with plain static writes (see LostExits.lostExit0).
+                if (LostExits.lostExit0 == null) {
+                    LostExits.lostExit0 = o;
+                } else if (LostExits.lostExit1 == null) {
+                    LostExits.lostExit1 = o;
+                } else if (LostExits.lostExit2 == null) {
+                    LostExits.lostExit2 = o;
                 } else {
-                    MonitorRuntime.lostExit3 = o;
+                    LostExits.lostExit3 = o;
                 }
-                MonitorRuntime.pendingRepairs = true;
+                LostExits.pendingRepairs = true;
             }
             return;
         }
@@ -191,7 +192,7 @@ public final class Monitors {
      */
     public static void waitOn(Object o, long timeoutMillis, int nanos) throws InterruptedException {
         if (!DELEGATES) {
-            MonitorRuntime.waitFor(o, timeoutMillis, nanos);
+            MonitorRuntime.waitOn(o, timeoutMillis, nanos);
             return;
         }
         try {
@@ -267,10 +268,11 @@ public final class Monitors {
     }
 
     /**
-     * {@code t.interrupt()}. A thread blocked in an outgoing remote call ({@link OutgoingCalls}) stands for
+     * {@code t.interrupt()}. A thread blocked in an outgoing remote call ({@link org.dthreads.monitor.spi.OutgoingCalls}) stands for
      * its class: the interrupt goes to that class's emulated wait on this site (a callback thread), or is
      * kept for the class's next wait here, or is given back to {@code t} when its call returns; any other
-     * thread is simply interrupted. Forwarding to other sites is a later issue.
+     * thread is simply interrupted. If no wait here takes it, it is also forwarded along the thread's
+     * outgoing call to the site it went to (and on along the chain), and delivered once.
      *
      * @param t the thread to interrupt
      */
