@@ -9,9 +9,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.dthreads.ThreadClass;
 import org.dthreads.monitor.RemoteMonitorException;
-import org.dthreads.monitor.RemoteMonitorSite;
-import org.dthreads.monitor.RemoteMonitorTransport;
-import org.dthreads.monitor.RemoteMonitors;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorTransport;
+import org.dthreads.monitor.spi.RemoteMonitors;
 
 /**
  * The client side of the remote-monitor protocol for one stub: what {@link Monitor#remote} points to when
@@ -155,7 +155,7 @@ final class RemoteReference {
         return true;
     }
 
-    void await(Object key, long cls, long timeoutMillis, int nanos) throws InterruptedException {
+    void waitOn(Object key, long cls, long timeoutMillis, int nanos) throws InterruptedException {
         long token = tokenFor(cls, "wait");
         RemoteMonitorTransport t = transport(key);
         synchronized (this) {
