@@ -1,6 +1,7 @@
 package org.dthreads.iiop;
 
 import org.dthreads.iiop.internal.ClientIdentityInterceptor;
+import org.dthreads.iiop.internal.FastPaths;
 import org.dthreads.iiop.internal.IiopMonitorTransport;
 import org.dthreads.iiop.internal.MonitorRequests;
 import org.dthreads.iiop.internal.ServerIdentityInterceptor;
@@ -52,6 +53,14 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
         } catch (RuntimeException | LinkageError e) {
             LOG.error("monitor-transport-failed", "dthreads: could not register the IIOP remote-monitor transport;"
                     + " synchronized/wait/notify on CORBA references will fail: " + e);
+        }
+        try {
+            if (FastPaths.install(info)) {
+                return; // identity travels through the ORB's own dispatchers: no interceptors
+            }
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warn("fast-path-failed", "dthreads: could not install the ORB-internal fast path; using"
+                    + " Portable Interceptors: " + e);
         }
         try {
             info.add_client_request_interceptor(new ClientIdentityInterceptor(LOG));
