@@ -5,7 +5,8 @@ import org.omg.PortableInterceptor.ORBInitInfo;
 
 /**
  * Chooses, per ORB, how identity travels: through an ORB-internal fast path where one is available
- * (the GlassFish ORB's request dispatchers, {@link GlassFishFastPath}), otherwise through the portable
+ * (the GlassFish ORB's request dispatchers, {@link GlassFishFastPath}; JacORB patched by the agent,
+ * {@link JacorbFastPath}), otherwise through the portable
  * interceptors ({@link ClientIdentityInterceptor}, {@link ServerIdentityInterceptor}). Both put the same
  * bytes on the wire. {@code -Ddthreads.iiop.path=portable} forces the portable path everywhere.
  *
@@ -31,7 +32,18 @@ public final class FastPaths {
         if ("portable".equalsIgnoreCase(System.getProperty(PATH_PROPERTY, ""))) {
             return false;
         }
-        if (!info.getClass().getName().equals(GlassFishFastPath.INIT_INFO_CLASS)) {
+        String type = info.getClass().getName();
+        if (type.equals(JacorbFastPath.INIT_INFO_CLASS)) {
+            try {
+                // not patched = the agent is absent (normal), or it refused this JacORB and logged why
+                return JacorbFastPath.install(info) == null;
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("jacorb-fast-path-off", "dthreads: JacORB fast path not installed (" + e
+                        + "); identity travels through Portable Interceptors (slower, same wire format)");
+                return false;
+            }
+        }
+        if (!type.equals(GlassFishFastPath.INIT_INFO_CLASS)) {
             return false;
         }
         String why;

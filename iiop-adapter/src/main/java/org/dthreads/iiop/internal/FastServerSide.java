@@ -15,7 +15,7 @@ import org.dthreads.internal.RateLimitedLog;
  */
 final class FastServerSide {
 
-    private static final RateLimitedLog LOG = RateLimitedLog.forClass(ServerIdentityInterceptor.class);
+    private static final RateLimitedLog LOG = RateLimitedLog.forClass(org.dthreads.iiop.DThreadsOrbInitializer.class);
 
     private FastServerSide() {}
 
@@ -61,8 +61,12 @@ final class FastServerSide {
         }
     }
 
-    /** Restores the binding this thread had before {@link #enter} of {@code request}. */
-    static void exit(Object request, String operation) {
+    /**
+     * Restores the binding this thread had before {@link #enter} of {@code request}.
+     *
+     * @return whether this thread held a binding for {@code request}
+     */
+    static boolean exit(Object request, String operation) {
         try {
             int leaked = ServerBindings.current().pop(request);
             if (leaked > 0) {
@@ -70,9 +74,11 @@ final class FastServerSide {
                         + Thread.currentThread().getName() + "' had no ending point; closed with the outer request '"
                         + operation + "'");
             }
+            return leaked >= 0;
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
             LOG.error("server-unbind-failed", "dthreads: could not unbind after operation '" + operation + "': " + t);
+            return false;
         }
     }
 }

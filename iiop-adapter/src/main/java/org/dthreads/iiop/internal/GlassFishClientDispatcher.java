@@ -37,7 +37,7 @@ import org.omg.CORBA.portable.RemarshalException;
  */
 final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
 
-    private static final RateLimitedLog LOG = RateLimitedLog.forClass(ClientIdentityInterceptor.class);
+    private static final RateLimitedLog LOG = RateLimitedLog.forClass(org.dthreads.iiop.DThreadsOrbInitializer.class);
 
     @Override
     protected void addServiceContexts(MessageMediator request) {

@@ -43,6 +43,11 @@ public final class SiteProcess implements AutoCloseable {
         if (path != null) {
             cmd.add("-Ddthreads.iiop.path=" + path);
         }
+        for (String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (arg.startsWith("-javaagent:")) {
+                cmd.add(arg); // the test agent: JacORB sites on the same path as this JVM
+            }
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(SiteMain.class.getName());
