@@ -173,7 +173,8 @@ public final class JacorbHooks {
     public static void serverBegin(Object request) {
         try {
             ServerRequest r = (ServerRequest) request;
-            if (r == null || !JacorbFastPath.enabled(r.getInputStream().orb())) {
+            // get_in(), not getInputStream(): that one marks the request stream-based, which breaks DSI servants
+            if (r == null || !JacorbFastPath.enabled(r.get_in().orb())) {
                 return;
             }
             FastServerSide.enter(r, contextBody(r.getServiceContext()), r.operation());
