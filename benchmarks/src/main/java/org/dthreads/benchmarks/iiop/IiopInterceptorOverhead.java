@@ -34,7 +34,7 @@ import org.omg.PortableServer.POAHelper;
  *
  * <pre>
  * java [-javaagent:dthreads-agent.jar] -cp benchmarks/target/benchmarks.jar \
- *     org.dthreads.benchmarks.iiop.IiopInterceptorOverhead [rounds] [callsPerBlock]
+ *     org.dthreads.benchmarks.iiop.IiopInterceptorOverhead [rounds] [callsPerBlock] [configurations regex]
  * </pre>
  */
 public final class IiopInterceptorOverhead {
@@ -55,6 +55,8 @@ public final class IiopInterceptorOverhead {
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 60;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+        // optional: only the configurations whose name matches (for profiling one of them)
+        java.util.regex.Pattern only = java.util.regex.Pattern.compile(args.length > 2 ? args[2] : ".*");
         System.setProperty("javax.rmi.CORBA.UtilClass", "com.sun.corba.ee.impl.javax.rmi.CORBA.Util");
         System.setProperty("javax.rmi.CORBA.PortableRemoteObjectClass", "com.sun.corba.ee.impl.javax.rmi.PortableRemoteObject");
         System.setProperty("javax.rmi.CORBA.StubClass", "com.sun.corba.ee.impl.javax.rmi.CORBA.StubDelegateImpl");
@@ -63,10 +65,17 @@ public final class IiopInterceptorOverhead {
         for (boolean jacorb : new boolean[] {true, false}) {
             String orb = jacorb ? "jacorb" : "glassfish";
             for (Mode mode : Mode.values()) {
+                String name = orb + "-" + mode.label;
+                boolean kilobyte = mode == Mode.OFF || mode == Mode.PORTABLE || mode == Mode.FAST;
+                if (!only.matcher(name).matches() && !(kilobyte && only.matcher(name + "-1k").matches())) {
+                    continue;
+                }
                 Calls c = jacorb ? jacorb(mode) : glassfish(mode);
-                configs.add(new Config(orb + "-" + mode.label, c.empty()));
-                if (mode == Mode.OFF || mode == Mode.PORTABLE || mode == Mode.FAST) {
-                    configs.add(new Config(orb + "-" + mode.label + "-1k", c.kilobyte()));
+                if (only.matcher(name).matches()) {
+                    configs.add(new Config(name, c.empty()));
+                }
+                if (kilobyte && only.matcher(name + "-1k").matches()) {
+                    configs.add(new Config(name + "-1k", c.kilobyte()));
                 }
             }
         }
@@ -108,6 +117,9 @@ public final class IiopInterceptorOverhead {
                     configs.get(ci).name(), m[rounds / 2] / 1e3, m[rounds / 4] / 1e3, m[3 * rounds / 4] / 1e3);
         }
         for (String orb : new String[] {"jacorb", "glassfish"}) {
+            if (configs.size() < 16) {
+                break; // a subset: no ratios
+            }
             report(orb + " fast path vs no interceptors", medians, configs, orb + "-off", orb + "-fast");
             report(orb + " PI path vs no interceptors", medians, configs, orb + "-off", orb + "-pi");
             report(orb + " fast path vs PI path", medians, configs, orb + "-pi", orb + "-fast");
