@@ -15,9 +15,12 @@ import org.omg.PortableInterceptor.ORBInitializer;
 import org.omg.PortableServer.THREAD_POLICY_ID;
 
 /**
- * The whole dthreads set-up on an ORB: registers the client and server request interceptors that
- * carry the calling thread's class in every request (service context {@code 0x44540001}, see
- * {@code docs/wire-format.md}) and bind it to the thread that runs the servant.
+ * The whole dthreads set-up on an ORB: every request carries the calling thread's class (service
+ * context {@code 0x44540001}, see {@code docs/wire-format.md}), bound to the thread that runs the
+ * servant. Where the ORB offers a cheaper place than Portable Interceptors it is used and no dthreads
+ * interceptor is registered: the GlassFish ORB's own request dispatchers, and JacORB's request path when
+ * the dthreads agent patched it. Everywhere else (and with {@code -Ddthreads.iiop.path=portable}) it
+ * registers a client and a server request interceptor. The bytes on the wire are the same.
  *
  * <p>Register it the standard way, as an ORB property (the value is ignored):
  *
@@ -39,7 +42,8 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
     public DThreadsOrbInitializer() {}
 
     /**
-     * Registers the interceptors, and (once per JVM) the remote-monitor transport and server: monitor
+     * Installs the fast path or registers the interceptors, and (once per JVM) the remote-monitor
+     * transport and server: monitor
      * operations on CORBA references and RMI-IIOP stubs in rewritten code then run at the object's site
      * ({@code docs/remote-monitors.md}).
      *
