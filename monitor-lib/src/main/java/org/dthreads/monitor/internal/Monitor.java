@@ -781,4 +781,46 @@ final class Monitor {
             return waitSet == null ? List.of() : new ArrayList<>(waitSet);
         }
     }
+
+    // ---- diagnostics (issue 17): read by DiagnosticRows ----
+
+    /**
+     * This monitor's part of the wait-for graph, in JDK types (see {@link DiagnosticRows#emulatedRows()} for
+     * the columns); null for a stub's monitor (its client state is read from {@link #remote}). Read under the
+     * queue lock; the owner's depth is owner-confined and may be a moment stale, which a dump tolerates.
+     */
+    Object[] waitForRow() {
+        if (remote != null) {
+            return null;
+        }
+        synchronized (this) {
+            Hold h = owner;
+            int n = entrants == null ? 0 : entrants.size();
+            Thread[] entrantThreads = new Thread[n];
+            long[] entrantClasses = new long[n];
+            boolean[] entrantOrphans = new boolean[n];
+            int i = 0;
+            if (entrants != null) {
+                for (Entrant e : entrants) {
+                    entrantThreads[i] = e.thread;
+                    entrantClasses[i] = e.threadClass;
+                    entrantOrphans[i++] = e.orphan;
+                }
+            }
+            int w = waitSet == null ? 0 : waitSet.size();
+            Thread[] waiterThreads = new Thread[w];
+            long[] waiterClasses = new long[w];
+            i = 0;
+            if (waitSet != null) {
+                for (WaitNode node : waitSet) {
+                    waiterThreads[i] = node.thread;
+                    waiterClasses[i++] = node.threadClass;
+                }
+            }
+            String peer = h != null && h.actor instanceof LeaseActor lease ? lease.peer : null;
+            return new Object[] {identityHash, typeName, h == null ? 0L : h.threadClass,
+                    h == null ? null : h.actor.thread, h == null ? "" : h.actor.toString(), peer,
+                    h == null ? 0 : depth, entrantThreads, entrantClasses, entrantOrphans, waiterThreads, waiterClasses};
+        }
+    }
 }

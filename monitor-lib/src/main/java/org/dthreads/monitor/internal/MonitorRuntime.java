@@ -700,4 +700,11 @@ public final class MonitorRuntime {
     static IllegalMonitorStateException notOwner() {
         return new IllegalMonitorStateException("current thread is not owner");
     }
+
+    // ================= diagnostics (issue 17) =================
+
+    /** Threads blocked in outgoing remote calls, for the wait-for graph (see {@link DiagnosticRows}). */
+    static java.util.Collection<Actor> suspendedActors() {
+        return SUSPENDED.values();
+    }
 }
