@@ -30,9 +30,16 @@ public final class DThreadsAgent {
 
     public static void premain(String args, Instrumentation inst) {
         start(args, inst);
+        if (DiagnosticsHook.wantedAtStart()) {
+            DiagnosticsHook.registerInBackground();
+        }
     }
 
     public static void agentmain(String args, Instrumentation inst) {
+        if (DiagnosticsHook.ATTACH_OPTION.equals(args)) {
+            DiagnosticsHook.register(); // ./dthreads dump|deadlocks attached: no second start-up
+            return;
+        }
         start(args, inst);
     }
 

@@ -99,10 +99,15 @@ final class SiteSnapshot {
             for (int i = 0; i < ts.length; i++) {
                 edges.add(new WaitEdge(siteId, pid, host, classes[i], ts[i].getId(), ts[i].getName(), "BLOCKED",
                         "emulated", (String) r[1], (Integer) r[0], ownerClass, owner == null ? -1 : owner.getId(),
-                        owner == null ? (String) r[4] : "thread \"" + owner.getName() + "\"", peer == null ? "" : peer,
+                        owner == null ? (String) r[4] : describe(owner), peer == null ? "" : peer,
                         orphans[i] || classes[i] == ownerClass, frames(ts[i].getId())));
             }
         }
+    }
+
+    /** The owning thread, and whether it is away in an outgoing remote call (its class runs elsewhere). */
+    private String describe(Thread owner) {
+        return "thread \"" + owner.getName() + "\"" + (suspended.containsKey(owner) ? ", in an outgoing remote call" : "");
     }
 
     private void nativeEdges() {
@@ -148,7 +153,7 @@ final class SiteSnapshot {
         }
         List<String> out = new ArrayList<>();
         for (StackTraceElement f : t.getStackTrace()) {
-            if (isRuntimeFrame(f)) {
+            if (isRuntimeFrame(f) || f.getClassName().startsWith("jdk.internal.reflect.")) {
                 continue;
             }
             out.add(frame(f));

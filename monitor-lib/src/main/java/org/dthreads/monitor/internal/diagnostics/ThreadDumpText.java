@@ -144,7 +144,11 @@ final class ThreadDumpText {
         } else if (waiting != null) {
             sb.append("\t- waiting on ").append(monitor(waiting)).append(" [emulated]\n");
         } else if (t.getLockInfo() != null && !t.getLockInfo().getClassName().startsWith("org.dthreads.")) {
-            String verb = t.getThreadState() == Thread.State.BLOCKED ? "waiting to lock " : "parking to wait for  ";
+            StackTraceElement[] frames = t.getStackTrace();
+            boolean inWait = frames.length > 0 && frames[0].getClassName().equals("java.lang.Object")
+                    && frames[0].getMethodName().equals("wait");
+            String verb = t.getThreadState() == Thread.State.BLOCKED ? "waiting to lock "
+                    : inWait ? "waiting on " : "parking to wait for  ";
             sb.append("\t- ").append(verb).append(monitor(t.getLockInfo()));
             if (t.getLockOwnerId() >= 0) {
                 long owner = s.classOf.getOrDefault(t.getLockOwnerId(), ThreadClass.NONE);
