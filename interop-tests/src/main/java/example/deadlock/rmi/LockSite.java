@@ -1,5 +1,6 @@
 package example.deadlock.rmi;
 
+import example.zigzag.corba.Jacorb;
 import java.rmi.RemoteException;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.server.UnicastRemoteObject;
@@ -7,13 +8,20 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.dthreads.junit.SiteApp;
 import org.dthreads.junit.SiteContext;
+import org.omg.CORBA.ORB;
+import org.omg.CORBA.Request;
+import org.omg.CORBA.ServerRequest;
+import org.omg.CORBA.TCKind;
+import org.omg.PortableServer.DynamicImplementation;
+import org.omg.PortableServer.POA;
 
 /**
  * A site for the wait-for graph's tests (issue 17): one monitor per site (a {@link Node}) and steps that make
  * a real distributed AB-BA, a local AB-BA, and a zigzag paused mid-chain.
  * <ul>
  *   <li>{@code abba PEER}: holds this site's node, reports {@code held}, waits for {@code go}, then calls PEER's
- *       {@code lockYours}, which needs PEER's node. Run on two sites at once: each site's thread holds its own
+ *       {@code lockYours}, which needs PEER's node; PEER is {@code B} or {@code rmi:B} (JRMP) or {@code corba:B}
+ *       (JacORB, DII to a DSI servant: the site needs arguments {@code corba dthreads}). Run on two sites at once: each site's thread holds its own
  *       node and needs the other's, through a server thread of the other site: a cycle no JVM sees alone.</li>
  *   <li>{@code localAbba}: two threads of this site lock two nodes in opposite orders (never returns).</li>
  *   <li>{@code zigzag PEER HOPS}: holds the node and bounces between this site and PEER, the callbacks taking the
@@ -38,13 +46,20 @@ public final class LockSite implements SiteApp {
         server.self = stub;
         ctx.createRegistry().rebind("locker", stub);
         ctx.publish("rmi.host", ctx.host());
+        ORB orb = ctx.args().contains("corba") ? Jacorb.orb(ctx, ctx.args().contains("dthreads")) : null;
+        if (orb != null) {
+            ctx.publish("ior", orb.object_to_string(Jacorb.rootPoa(orb).servant_to_reference(new CorbaEntry(server, orb))));
+        }
         ctx.step("abba", args -> {
-            Locker peer = lookUp(ctx, args.get(0));
+            String peer = args.get(0);
+            boolean corba = peer.startsWith("corba:");
+            String site = peer.substring(peer.indexOf(':') + 1);
+            Locker rmi = corba ? null : lookUp(ctx, site);
             synchronized (node) {
                 node.work();
                 held.countDown();
                 await(go);
-                return node.name + " then " + peer.lockYours();
+                return node.name + " then " + (corba ? lockOverCorba(orb, ctx.peerEndpoint(site, "ior")) : rmi.lockYours());
             }
         });
         ctx.step("held", args -> await(held) ? "held" : "not held");
@@ -99,6 +114,42 @@ public final class LockSite implements SiteApp {
         String host = ctx.peerEndpoint(site, "rmi.host");
         int port = Integer.parseInt(ctx.peerEndpoint(site, "rmi.registry.port"));
         return (Locker) LocateRegistry.getRegistry(host, port).lookup("locker");
+    }
+
+    /** {@code lockYours} over IIOP, by DII (no IDL compiler). */
+    private static String lockOverCorba(ORB orb, String ior) {
+        Request request = orb.string_to_object(ior)._request("lockYours");
+        request.set_return_type(orb.get_primitive_tc(TCKind.tk_string));
+        request.invoke();
+        if (request.env().exception() != null) {
+            throw new IllegalStateException("CORBA lockYours failed", request.env().exception());
+        }
+        return request.return_value().extract_string();
+    }
+
+    /** The CORBA entry of the site's {@link Locker}: a DSI servant (JacORB). */
+    private static final class CorbaEntry extends DynamicImplementation {
+        private final Server server;
+        private final ORB orb;
+
+        CorbaEntry(Server server, ORB orb) {
+            this.server = server;
+            this.orb = orb;
+        }
+
+        @Override
+        public void invoke(ServerRequest request) {
+            if (!request.operation().equals("lockYours")) {
+                throw new org.omg.CORBA.BAD_OPERATION(request.operation());
+            }
+            request.arguments(orb.create_list(0));
+            Jacorb.reply(orb, request, server.lockYours());
+        }
+
+        @Override
+        public String[] _all_interfaces(POA poa, byte[] oid) {
+            return new String[] {"IDL:example/deadlock/Locker:1.0"};
+        }
     }
 
     private static boolean await(CountDownLatch latch) throws InterruptedException {

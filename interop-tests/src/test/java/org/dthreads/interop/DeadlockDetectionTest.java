@@ -126,6 +126,39 @@ class DeadlockDetectionTest {
     }
 
     @Test
+    void threeSiteCycleMixingJrmpAndJacorbIsReportedWithinFiveSeconds(SiteCluster cluster) throws Exception {
+        List<Site> s = cluster.start(SiteSpec.app("A", LockSite.class).javaAgent(AGENT).args("corba", "dthreads"),
+                SiteSpec.app("B", LockSite.class).javaAgent(AGENT).args("corba", "dthreads"),
+                SiteSpec.app("C", LockSite.class).javaAgent(AGENT).args("corba", "dthreads"));
+        String[] next = {"rmi:B", "corba:C", "rmi:A"}; // A -JRMP-> B -IIOP-> C -JRMP-> A
+        for (int i = 0; i < 3; i++) {
+            Site site = s.get(i);
+            String peer = next[i];
+            inBackground("abba-" + i, () -> site.run("abba", peer));
+        }
+        for (Site site : s) {
+            assertEquals("held", site.run("held"));
+        }
+        s.forEach(site -> site.run("go"));
+        long goAt = System.nanoTime();
+        String[] pids = s.stream().map(site -> Long.toString(site.pid())).toArray(String[]::new);
+        AtomicReference<Cli> last = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            last.set(cli("deadlocks", pids[0], pids[1], pids[2]));
+            return last.get().exit() == 1;
+        });
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - goAt);
+        String report = last.get().out();
+        System.out.println("three sites, reported " + millis + " ms after go:\n" + report);
+        assertTrue(report.contains("a cycle of 3 thread classes across 3 sites"), report);
+        for (String pid : pids) {
+            assertEquals(1, count(report, "(pid " + pid + "): thread"), report);
+        }
+        assertEquals(3, count(report, "(a example.deadlock.rmi.LockSite$Node) [emulated monitor]"), report);
+        assertTrue(report.contains("LockSite$CorbaEntry.invoke"), report); // the IIOP edge, at C
+    }
+
+    @Test
     void localEmulatedAbBaIsFoundByTheApiTheMBeanAndTheDump(SiteCluster cluster) throws Exception {
         int port = freePort();
         Site a = cluster.start(SiteSpec.app("A", LockSite.class).javaAgent(AGENT).jvmFlags(
