@@ -223,6 +223,29 @@ class DeadlockDetectionTest {
         assertEquals("B > A > B > A", trail.get());
     }
 
+    @Test
+    void runningZigzagsAreNoDeadlock(SiteCluster cluster) throws Exception {
+        List<Site> s = JrmpZigzagTest.start(cluster, true, "A", "B");
+        java.util.concurrent.atomic.AtomicInteger routes = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        inBackground("zigzags", () -> {
+            while (!stop.get()) {
+                s.get(0).run("route", "A,B,A,B,A,B,A,B,A,B,A");
+                routes.incrementAndGet();
+            }
+        });
+        try {
+            for (int round = 0; round < 4; round++) {
+                Cli r = cli("deadlocks", Long.toString(s.get(0).pid()), Long.toString(s.get(1).pid()));
+                assertEquals(0, r.exit(), r::toString);
+            }
+        } finally {
+            stop.set(true);
+        }
+        assertTrue(routes.get() > 0, "the zigzags ran meanwhile");
+        System.out.println(routes.get() + " ten-hop zigzags ran while the command line looked 4 times");
+    }
+
     private static int count(String text, String part) {
         int n = 0;
         for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
