@@ -23,6 +23,9 @@ import org.omg.PortableServer.POA;
  *       {@code lockYours}, which needs PEER's node; PEER is {@code B} or {@code rmi:B} (JRMP) or {@code corba:B}
  *       (JacORB, DII to a DSI servant: the site needs arguments {@code corba dthreads}). Run on two sites at once: each site's thread holds its own
  *       node and needs the other's, through a server thread of the other site: a cycle no JVM sees alone.</li>
+ *   <li>{@code stubAbba PEER}: the same with remote monitors: holds this site's exported object, then
+ *       {@code synchronized} on PEER's stub, whose monitor is PEER's exported object (entered at PEER under a
+ *       lease).</li>
  *   <li>{@code localAbba}: two threads of this site lock two nodes in opposite orders (never returns).</li>
  *   <li>{@code zigzag PEER HOPS}: holds the node and bounces between this site and PEER, the callbacks taking the
  *       held nodes over (dthreads' causality rule); the last hop pauses until {@code release}.</li>
@@ -60,6 +63,17 @@ public final class LockSite implements SiteApp {
                 held.countDown();
                 await(go);
                 return node.name + " then " + (corba ? lockOverCorba(orb, ctx.peerEndpoint(site, "ior")) : rmi.lockYours());
+            }
+        });
+        ctx.step("stubAbba", args -> {
+            Locker peer = lookUp(ctx, args.get(0));
+            synchronized (server) { // this site's exported object: what the peer's stub locks
+                node.work();
+                held.countDown();
+                await(go);
+                synchronized (peer) { // the peer's object, through its stub: a remote monitor (a lease)
+                    return "locked " + args.get(0);
+                }
             }
         });
         ctx.step("held", args -> await(held) ? "held" : "not held");

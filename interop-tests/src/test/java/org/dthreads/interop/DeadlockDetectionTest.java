@@ -126,6 +126,32 @@ class DeadlockDetectionTest {
     }
 
     @Test
+    void twoJvmAbBaOnRemoteMonitorsThroughStubsIsReported(SiteCluster cluster) throws Exception {
+        List<Site> s = cluster.start(SiteSpec.app("A", LockSite.class).javaAgent(AGENT),
+                SiteSpec.app("B", LockSite.class).javaAgent(AGENT));
+        Site a = s.get(0);
+        Site b = s.get(1);
+        inBackground("stub-abba-A", () -> a.run("stubAbba", "B"));
+        inBackground("stub-abba-B", () -> b.run("stubAbba", "A"));
+        assertEquals("held", a.run("held"));
+        assertEquals("held", b.run("held"));
+        a.run("go");
+        b.run("go");
+        AtomicReference<Cli> last = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            last.set(cli("deadlocks", Long.toString(a.pid()), Long.toString(b.pid())));
+            return last.get().exit() == 1;
+        });
+        String report = last.get().out();
+        System.out.println("remote monitors:\n" + report);
+        assertTrue(report.contains("a cycle of 2 thread classes across 2 sites"), report);
+        assertEquals(2, count(report, "(a example.deadlock.rmi.LockSite$Server) [emulated monitor]"), report);
+        Cli dump = cli("dump", Long.toString(a.pid()));
+        assertTrue(dump.out().contains("- in an outgoing remote call, acting for class"), dump::toString);
+        assertTrue(dump.out().contains("[remote monitor: owned at its site]"), dump::toString);
+    }
+
+    @Test
     void threeSiteCycleMixingJrmpAndJacorbIsReportedWithinFiveSeconds(SiteCluster cluster) throws Exception {
         List<Site> s = cluster.start(SiteSpec.app("A", LockSite.class).javaAgent(AGENT).args("corba", "dthreads"),
                 SiteSpec.app("B", LockSite.class).javaAgent(AGENT).args("corba", "dthreads"),

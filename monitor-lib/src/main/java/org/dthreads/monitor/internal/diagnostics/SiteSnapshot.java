@@ -153,7 +153,8 @@ final class SiteSnapshot {
         }
         List<String> out = new ArrayList<>();
         for (StackTraceElement f : t.getStackTrace()) {
-            if (isRuntimeFrame(f) || f.getClassName().startsWith("jdk.internal.reflect.")) {
+            if (isRuntimeFrame(f) || f.getClassName().startsWith("jdk.internal.reflect.")
+                    || f.getClassName().startsWith("java.lang.invoke.")) {
                 continue;
             }
             out.add(frame(f));

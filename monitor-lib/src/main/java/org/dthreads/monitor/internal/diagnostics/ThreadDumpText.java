@@ -94,6 +94,11 @@ final class ThreadDumpText {
                         .append(ThreadClass.format(e.getValue()[0])).append('\n');
             }
         }
+        for (WaitEdge e : s.edges) {
+            if (e.kind().equals("remote") && e.threadId() == t.getThreadId()) {
+                sb.append("\t- waiting to lock ").append(e.monitor()).append(" [remote monitor: owned at its site]\n");
+            }
+        }
         StackTraceElement[] frames = t.getStackTrace();
         MonitorInfo[] nativeLocked = t.getLockedMonitors();
         boolean first = true;
