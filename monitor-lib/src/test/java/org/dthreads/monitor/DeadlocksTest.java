@@ -89,6 +89,67 @@ class DeadlocksTest {
     }
 
     @Test
+    void aCycleThroughAJvmMonitorAndALockIsFoundWithTheClassesOfTheirOwners() throws Exception {
+        Node emulated = new Node("emulated");
+        Object jvmMonitor = new Object(); // this test class is not rewritten: a real JVM monitor
+        java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        Node emulated2 = new Node("emulated2");
+        CountDownLatch first = new CountDownLatch(2);
+        CountDownLatch second = new CountDownLatch(2);
+        Thread one = daemon("mixed-one", () -> {
+            Monitors.enter(emulated);
+            awaitQuietly(first);
+            synchronized (jvmMonitor) {
+                Thread.onSpinWait();
+            }
+        });
+        Thread two = daemon("mixed-two", () -> {
+            synchronized (jvmMonitor) {
+                awaitQuietly(first);
+                Monitors.enter(emulated);
+            }
+        });
+        Thread three = daemon("mixed-three", () -> {
+            Monitors.enter(emulated2);
+            awaitQuietly(second);
+            lock.lock();
+        });
+        Thread four = daemon("mixed-four", () -> {
+            lock.lock();
+            awaitQuietly(second);
+            Monitors.enter(emulated2);
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            long[] ids = Deadlocks.findDeadlockedThreads();
+            return ids != null && Arrays.stream(ids).filter(id -> id == one.getId() || id == two.getId()
+                    || id == three.getId() || id == four.getId()).count() == 4;
+        });
+        String report = Deadlocks.report();
+        assertTrue(report.contains(String.format("waiting to lock <0x%08x> (a java.lang.Object) [native monitor]",
+                System.identityHashCode(jvmMonitor))), report);
+        assertTrue(report.contains("(a java.util.concurrent.locks.ReentrantLock$NonfairSync) [lock monitor]"), report);
+        // the native owner's class is known (it is queued on an emulated monitor), so the cycle is over classes
+        assertTrue(report.matches("(?s).*waiting to lock <0x\\p{XDigit}{8}> \\(a java.lang.Object\\) \\[native monitor\\]\n"
+                + "    which is held by class \\p{XDigit}{8}:\\p{XDigit}{8} \\(thread \"mixed-two\"\\).*"), report);
+    }
+
+    private static Thread daemon(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        latch.countDown();
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
     void contentionWithoutACycleIsNotADeadlock() throws Exception {
         Node shared = new Node("shared");
         List<Thread> threads = new java.util.ArrayList<>();
