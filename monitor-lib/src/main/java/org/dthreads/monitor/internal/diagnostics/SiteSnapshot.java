@@ -46,7 +46,8 @@ final class SiteSnapshot {
         siteId = KernelLink.siteId();
         pid = ProcessHandle.current().pid();
         host = Host.NAME;
-        threads = ManagementFactory.getThreadMXBean().dumpAllThreads(true, true);
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        threads = mx.dumpAllThreads(mx.isObjectMonitorUsageSupported(), mx.isSynchronizerUsageSupported());
         emulated = DiagnosticRows.emulatedRows();
         remote = DiagnosticRows.remoteRows();
         suspended = DiagnosticRows.suspendedThreads();
