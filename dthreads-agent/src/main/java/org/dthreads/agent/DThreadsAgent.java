@@ -30,9 +30,7 @@ public final class DThreadsAgent {
 
     public static void premain(String args, Instrumentation inst) {
         start(args, inst);
-        if (DiagnosticsHook.wantedAtStart()) {
-            DiagnosticsHook.registerInBackground();
-        }
+        DiagnosticsHook.registerIfWanted(); // never throws
     }
 
     public static void agentmain(String args, Instrumentation inst) {

@@ -15,23 +15,29 @@ final class DiagnosticsHook {
 
     private DiagnosticsHook() {}
 
-    /** Whether a JVM's start-up should register the MBean: it starts JMX anyway, or was asked to. */
-    static boolean wantedAtStart() {
-        return System.getProperty("com.sun.management.jmxremote.port") != null
-                || System.getProperty("com.sun.management.jmxremote") != null || Boolean.getBoolean("dthreads.jmx");
-    }
-
-    /** Registers the MBean on a daemon thread. */
-    static void registerInBackground() {
-        Thread t = new Thread(() -> {
-            try {
-                register();
-            } catch (RuntimeException e) {
-                System.getLogger(DiagnosticsHook.class.getName()).log(System.Logger.Level.WARNING, e.getMessage());
+    /**
+     * At start-up: registers the MBean on a daemon thread if the JVM starts JMX anyway, or was asked to. Never
+     * throws: a premain that throws aborts the JVM (a security manager may deny reading the properties).
+     */
+    static void registerIfWanted() {
+        try {
+            if (System.getProperty("com.sun.management.jmxremote.port") == null
+                    && System.getProperty("com.sun.management.jmxremote") == null && !Boolean.getBoolean("dthreads.jmx")) {
+                return;
             }
-        }, "dthreads-mbean-registration");
-        t.setDaemon(true);
-        t.start();
+            Thread t = new Thread(() -> {
+                try {
+                    register();
+                } catch (RuntimeException e) {
+                    System.getLogger(DiagnosticsHook.class.getName()).log(System.Logger.Level.WARNING, e.getMessage());
+                }
+            }, "dthreads-mbean-registration");
+            t.setDaemon(true);
+            t.start();
+        } catch (RuntimeException | Error denied) {
+            System.getLogger(DiagnosticsHook.class.getName()).log(System.Logger.Level.WARNING,
+                    "dthreads: the MBean org.dthreads:type=Monitors is not registered at start-up: " + denied);
+        }
     }
 
     /**
