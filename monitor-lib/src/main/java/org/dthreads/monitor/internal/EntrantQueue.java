@@ -112,4 +112,9 @@ abstract class EntrantQueue {
         }
         return queued;
     }
+
+    /** The queued entrants, in order (a copy). Caller holds the queue lock (diagnostics). */
+    final Entrant[] entrantsLocked() {
+        return entrants == null ? new Entrant[0] : entrants.toArray(new Entrant[0]);
+    }
 }

@@ -644,4 +644,39 @@ final class Monitor extends WaitSet {
         }
     }
 
+    // ---- diagnostics (issue 17): read by DiagnosticRows ----
+
+    /**
+     * This monitor's part of the wait-for graph, in JDK types (see {@link DiagnosticRows#emulatedRows()} for
+     * the columns); null for a stub's monitor (its client state is read from {@link #remote}). Read under the
+     * queue lock; the owner's depth is owner-confined and may be a moment stale, which a dump tolerates.
+     */
+    Object[] waitForRow() {
+        if (remote != null) {
+            return null;
+        }
+        synchronized (this) {
+            Hold h = getOwnerVolatile();
+            Entrant[] queued = entrantsLocked();
+            Thread[] entrantThreads = new Thread[queued.length];
+            long[] entrantClasses = new long[queued.length];
+            boolean[] entrantOrphans = new boolean[queued.length];
+            for (int i = 0; i < queued.length; i++) {
+                entrantThreads[i] = queued[i].thread;
+                entrantClasses[i] = queued[i].threadClass;
+                entrantOrphans[i] = queued[i].orphan;
+            }
+            WaitNode[] waiters = waitersLocked();
+            Thread[] waiterThreads = new Thread[waiters.length];
+            long[] waiterClasses = new long[waiters.length];
+            for (int i = 0; i < waiters.length; i++) {
+                waiterThreads[i] = waiters[i].thread;
+                waiterClasses[i] = waiters[i].threadClass;
+            }
+            String peer = h != null && h.actor instanceof LeaseActor lease ? lease.peer : null;
+            return new Object[] {identityHash, typeName, h == null ? 0L : h.threadClass,
+                    h == null ? null : h.actor.thread, h == null ? "" : h.actor.toString(), peer,
+                    h == null ? 0 : depth, entrantThreads, entrantClasses, entrantOrphans, waiterThreads, waiterClasses};
+        }
+    }
 }

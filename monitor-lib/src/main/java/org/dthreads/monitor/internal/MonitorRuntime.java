@@ -369,5 +369,12 @@ public final class MonitorRuntime {
     static IllegalMonitorStateException notOwner() {
         return new IllegalMonitorStateException("current thread is not owner");
     }
+
+    // ================= diagnostics (issue 17) =================
+
+    /** Threads blocked in outgoing remote calls, for the wait-for graph (see {@link DiagnosticRows}). */
+    static java.util.Collection<Actor> suspendedActors() {
+        return InterruptRouting.SUSPENDED.values();
+    }
 }
 

@@ -113,4 +113,9 @@ abstract class WaitSet extends EntrantQueue {
             return waitSet == null ? List.of() : new ArrayList<>(waitSet);
         }
     }
+
+    /** The waiting nodes, in arrival order (a copy). Caller holds the queue lock (diagnostics). */
+    final WaitNode[] waitersLocked() {
+        return waitSet == null ? new WaitNode[0] : waitSet.toArray(new WaitNode[0]);
+    }
 }
