@@ -72,9 +72,9 @@ final class RemoteLeases {
         } while (token == 0 || LEASES.containsKey(token));
         LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
         if (!m.tryEnterFast(lease, cls, key)) {
-            m.enterSlow(lease, cls, key);
+            m.enterSlow(lease, cls, key); // any time: the lease has not started, nobody can revoke it
         }
-        lease.renew();
+        lease.start(); // the lease runs from the grant, whatever the wait (issue 15 §1)
         LEASES.put(token, new Lease(lease, key, m));
         LeaseReaper.start();
         return token;
@@ -263,12 +263,11 @@ final class RemoteLeases {
         }
         long timeoutNanos = timeoutMillis == 0 ? 0L
                 : timeoutMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : timeoutMillis * 1_000_000L;
-        lease.actor.pendingWaits++;
+        lease.actor.beginWait();
         try {
             waitAs(lease.actor, lease.actor.threadClass, lease.key, timeoutNanos);
         } finally {
-            lease.actor.pendingWaits--;
-            lease.actor.renew();
+            lease.actor.endWait(); // the lease runs from the re-acquire, however long the wait (issue 15 §1)
         }
     }
 
