@@ -60,7 +60,7 @@ public final class LeaseSites {
 
     /**
      * A client. Steps: {@code slowIncrements n holdMillis} (n blocks, each holding the monitor across
-     * {@code holdMillis}), {@code holdForever}, {@code timedLock} ("entered after N ms").
+     * {@code holdMillis}), {@code holdForever}, {@code timedLock} ("entered after N ms", or the exception).
      */
     public static final class Client implements SiteApp {
         @Override
@@ -89,9 +89,13 @@ public final class LeaseSites {
             ctx.step("timedLock", args -> {
                 Counter counter = lookup(ctx);
                 long start = System.nanoTime();
-                synchronized (counter) {
-                    int v = counter.get();
-                    counter.set(v + 1);
+                try {
+                    synchronized (counter) {
+                        int v = counter.get();
+                        counter.set(v + 1);
+                    }
+                } catch (RuntimeException e) {
+                    return e.getClass().getName() + ": " + e.getMessage();
                 }
                 return "entered after " + (System.nanoTime() - start) / 1_000_000 + " ms";
             });

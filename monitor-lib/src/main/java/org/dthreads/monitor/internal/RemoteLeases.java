@@ -70,7 +70,8 @@ final class RemoteLeases {
         do {
             token = ThreadLocalRandom.current().nextLong();
         } while (token == 0 || LEASES.containsKey(token));
-        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
+        long granted = LeaseBounds.atSite(leaseMillis, peer, LeaseBounds.MAX_LEASE_MILLIS); // issue 15 §2
+        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(granted));
         if (!m.tryEnterFast(lease, cls, key)) {
             m.enterSlow(lease, cls, key); // any time: the lease has not started, nobody can revoke it
         }
@@ -149,6 +150,13 @@ final class RemoteLeases {
 
     private static long serveChecked(Object target, int op, long cls, long token, long arg, int nanos, String peer)
             throws InterruptedException {
+        if (target != null && op != RemoteMonitorSite.EXIT && op != RemoteMonitorSite.RENEW
+                && op != RemoteMonitorSite.INTERRUPT && !RemotePolicy.SITE.allows(target.getClass().getName())) {
+            LOG.warn("remote-op-policy", "dthreads: refused remote monitor operation " + op + " from " + peer + " on "
+                    + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
+            throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the site refuses remote monitor operations on "
+                    + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
+        }
         switch (op) {
             case RemoteMonitorSite.ENTER -> {
                 Objects.requireNonNull(target, "target");
