@@ -58,17 +58,17 @@ class LeaseStartTest {
         // the remote entrant waits three leases for the monitor
         await().pollDelay(Duration.ofMillis(3 * LEASE_MILLIS)).atMost(Duration.ofSeconds(5)).until(() -> true);
         assertTrue(!remoteEnter.isDone(), "the local holder excludes the remote entrant");
+        release.countDown();
+        long token = remoteEnter.get(10, SECONDS);
+        assertTrue(RemoteMonitorSite.renew(token), "a lease granted now is not expired, whatever the wait before it");
+        assertTrue(RemoteMonitorSite.holds(token));
+        // a local contender stays out while the lease is renewed
         AtomicInteger localInside = new AtomicInteger();
         Thread contender = daemon("local-contender", () -> {
             Monitors.enter(target);
             localInside.incrementAndGet();
             Monitors.exit(target);
         });
-        release.countDown();
-        long token = remoteEnter.get(10, SECONDS);
-        assertTrue(RemoteMonitorSite.renew(token), "a lease granted now is not expired, whatever the wait before it");
-        assertTrue(RemoteMonitorSite.holds(token));
-        // the contender stays out while the lease is renewed
         for (int i = 0; i < 4; i++) {
             await().pollDelay(Duration.ofMillis(LEASE_MILLIS / 4)).atMost(Duration.ofSeconds(5)).until(() -> true);
             assertEquals(0, localInside.get(), "a contender got in while the remote lease was valid and renewed");
