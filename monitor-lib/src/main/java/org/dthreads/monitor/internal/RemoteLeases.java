@@ -70,11 +70,12 @@ final class RemoteLeases {
         do {
             token = ThreadLocalRandom.current().nextLong();
         } while (token == 0 || LEASES.containsKey(token));
-        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
+        long granted = LeaseBounds.atSite(leaseMillis, peer, LeaseBounds.MAX_LEASE_MILLIS); // issue 15 §2
+        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(granted));
         if (!m.tryEnterFast(lease, cls, key)) {
-            m.enterSlow(lease, cls, key);
+            m.enterSlow(lease, cls, key); // any time: the lease has not started, nobody can revoke it
         }
-        lease.renew();
+        lease.start(); // the lease runs from the grant, whatever the wait (issue 15 §1)
         LEASES.put(token, new Lease(lease, key, m));
         LeaseReaper.start();
         return token;
@@ -149,6 +150,13 @@ final class RemoteLeases {
 
     private static long serveChecked(Object target, int op, long cls, long token, long arg, int nanos, String peer)
             throws InterruptedException {
+        if (target != null && op != RemoteMonitorSite.EXIT && op != RemoteMonitorSite.RENEW
+                && op != RemoteMonitorSite.INTERRUPT && !RemotePolicy.SITE.allows(target.getClass().getName())) {
+            LOG.warn("remote-op-policy", "dthreads: refused remote monitor operation " + op + " from " + peer + " on "
+                    + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
+            throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the site refuses remote monitor operations on "
+                    + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
+        }
         switch (op) {
             case RemoteMonitorSite.ENTER -> {
                 Objects.requireNonNull(target, "target");
@@ -263,12 +271,11 @@ final class RemoteLeases {
         }
         long timeoutNanos = timeoutMillis == 0 ? 0L
                 : timeoutMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : timeoutMillis * 1_000_000L;
-        lease.actor.pendingWaits++;
+        lease.actor.beginWait();
         try {
             waitAs(lease.actor, lease.actor.threadClass, lease.key, timeoutNanos);
         } finally {
-            lease.actor.pendingWaits--;
-            lease.actor.renew();
+            lease.actor.endWait(); // the lease runs from the re-acquire, however long the wait (issue 15 §1)
         }
     }
 

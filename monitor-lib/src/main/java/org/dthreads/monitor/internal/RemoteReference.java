@@ -41,7 +41,7 @@ final class RemoteReference {
     static final int REMOTE = 1;
     static final int UNREACHABLE = 2;
 
-    /** Lease the client asks for; renewed at a third of it while held. */
+    /** Lease the client asks for (clamped by {@link LeaseBounds}); renewed at a third of it while held. */
     static final long LEASE_MILLIS = leaseMillis();
 
     private static final String ROIH = "java.rmi.server.RemoteObjectInvocationHandler";
@@ -433,9 +433,7 @@ final class RemoteReference {
 
     private static long leaseMillis() {
         try {
-            String v = System.getProperty("dthreads.monitor.leaseMillis");
-            long ms = v == null ? RemoteMonitorSite.DEFAULT_LEASE_MILLIS : Long.parseLong(v.trim());
-            return Math.max(100L, ms);
+            return LeaseBounds.forClient(System.getProperty("dthreads.monitor.leaseMillis"), LeaseBounds.MAX_LEASE_MILLIS);
         } catch (RuntimeException e) {
             return RemoteMonitorSite.DEFAULT_LEASE_MILLIS;
         }
