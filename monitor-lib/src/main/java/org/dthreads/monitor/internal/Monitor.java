@@ -67,6 +67,8 @@ final class Monitor {
     static final int NOT_OWNER = 2;
     static final int BLOCKED = 3;
     static final int BLOCKED_ORPHAN = 4;
+    /** The monitor was retired by a table sweep (see {@link MonitorTable}): look the key up again. */
+    static final int RETIRED_MONITOR = 5;
 
     private volatile Hold owner;
     private int depth;
@@ -78,6 +80,8 @@ final class Monitor {
     private ArrayDeque<Entrant> entrants;
     private ArrayDeque<WaitNode> waitSet;
     private int orphanEntrants;
+    /** Threads between registering a wait and re-acquiring after it; guarded by the queue lock. */
+    private int awaiting;
 
     final int identityHash;
     final String typeName;
@@ -90,6 +94,8 @@ final class Monitor {
 
     /** The permanent owner of a stub's monitor: no thread class is 0, so no actor ever matches it. */
     private static final Hold REMOTE_REFERENCE = new Hold(new Actor(null), 0L);
+    /** The permanent owner of a monitor a table sweep dropped: every CAS from free fails on it. */
+    private static final Hold RETIRED = new Hold(new Actor(null), 0L);
 
     Monitor(Object key) {
         this.identityHash = System.identityHashCode(key);
@@ -112,6 +118,24 @@ final class Monitor {
 
     private void setOwnerVolatile(Hold h) {
         owner = h;
+    }
+
+    // ---- retirement (MonitorTable's sweep) ----
+
+    /**
+     * Retires the monitor if it is free, nobody is queued and nobody is inside a wait (a notified waiter
+     * re-acquires from free: {@link #awaiting} covers it until then). Under the queue lock, so no entrant
+     * enqueues and no waiter registers meanwhile; an entrant that read the monitor before sees the
+     * sentinel and looks its key up again. Final.
+     */
+    boolean tryRetire() {
+        synchronized (this) {
+            return owner == null && queuedEntrants == 0 && awaiting == 0 && casOwner(null, RETIRED);
+        }
+    }
+
+    boolean isRetired() {
+        return owner == RETIRED;
     }
 
     // ---- enter ----
@@ -141,14 +165,15 @@ final class Monitor {
      */
     private static final int SPINS = Runtime.getRuntime().availableProcessors() > 1 ? 64 : 0;
 
-    void enterSlow(Actor me, long cls, Object key) {
+    /** Returns false (not entered) only if the monitor was retired: the caller looks the key up again. */
+    boolean enterSlow(Actor me, long cls, Object key) {
         if (me.frozenHolds == 0) {
             for (int i = 0; i < SPINS; i++) {
                 Thread.onSpinWait();
                 if (owner == null && queuedEntrants == 0 && casOwner(null, me.holdFor(cls))) {
                     depth = 1;
                     pinnedKey = key;
-                    return;
+                    return true;
                 }
             }
         }
@@ -157,8 +182,8 @@ final class Monitor {
         try {
             for (;;) {
                 int outcome = tryEnter(me, cls, key);
-                if (outcome == ACTIVE) {
-                    return;
+                if (outcome == ACTIVE || outcome == RETIRED_MONITOR) {
+                    return outcome == ACTIVE;
                 }
                 if (node == null) {
                     node = enqueue(Thread.currentThread(), cls);
@@ -206,7 +231,7 @@ final class Monitor {
         }
     }
 
-    /** One attempt to enter: ACTIVE, BLOCKED or BLOCKED_ORPHAN. */
+    /** One attempt to enter: ACTIVE, BLOCKED, BLOCKED_ORPHAN or RETIRED_MONITOR. */
     private int tryEnter(Actor me, long cls, Object key) {
         for (;;) {
             Hold h = owner;
@@ -220,6 +245,9 @@ final class Monitor {
                     return ACTIVE;
                 }
                 continue;
+            }
+            if (h == RETIRED) {
+                return RETIRED_MONITOR;
             }
             if (h.threadClass != cls) {
                 return me.frozenHolds > 0 && isFrozenHere(me) ? BLOCKED_ORPHAN : BLOCKED;
@@ -459,6 +487,7 @@ final class Monitor {
             }
             waitSet.addLast(node);
             waiting = waiting + 1;
+            awaiting++;
         }
         MonitorRuntime.waitStarted(node);
         node.savedDepth = depth;
@@ -503,6 +532,9 @@ final class Monitor {
         MonitorRuntime.waitEnded(node);
 
         boolean interruptedWhileReacquiring = reacquire(me, cls, key, node);
+        synchronized (this) {
+            awaiting--;
+        }
         node.savedActivations = null;
         if (begun == TOOK_OVER) {
             handBackIfEmpty(me);
@@ -731,7 +763,8 @@ final class Monitor {
         if (remote != null) {
             return remote.isBusy();
         }
-        return owner != null || waiting > 0 || queuedEntrants > 0;
+        Hold h = owner;
+        return h != null && h != RETIRED || waiting > 0 || queuedEntrants > 0;
     }
 
     /**

@@ -57,26 +57,29 @@ final class RemoteLeases {
         if (!ThreadClass.isValid(cls)) {
             throw new IllegalArgumentException("not a valid thread class: 0x" + Long.toHexString(cls));
         }
-        Monitor m = TABLE.getOrCreate(key);
-        Hold h = m.getOwnerVolatile();
-        if (h != null && h.actor instanceof LeaseActor held && held.threadClass == cls && held.peer.equals(peer)
-                && !held.isExpired()) {
-            m.enterSlow(held, cls, key);
-            held.renew();
-            return held.token;
+        for (;;) { // again if the table's sweep retired the monitor since the look-up
+            Monitor m = TABLE.getOrCreate(key);
+            Hold h = m.getOwnerVolatile();
+            if (h != null && h.actor instanceof LeaseActor held && held.threadClass == cls && held.peer.equals(peer)
+                    && !held.isExpired()) {
+                if (m.enterSlow(held, cls, key)) {
+                    held.renew();
+                    return held.token;
+                }
+                continue;
+            }
+            long token;
+            do {
+                token = ThreadLocalRandom.current().nextLong();
+            } while (token == 0 || LEASES.containsKey(token));
+            LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
+            if (m.tryEnterFast(lease, cls, key) || m.enterSlow(lease, cls, key)) {
+                lease.renew();
+                LEASES.put(token, new Lease(lease, key, m));
+                LeaseReaper.start();
+                return token;
+            }
         }
-        long token;
-        do {
-            token = ThreadLocalRandom.current().nextLong();
-        } while (token == 0 || LEASES.containsKey(token));
-        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
-        if (!m.tryEnterFast(lease, cls, key)) {
-            m.enterSlow(lease, cls, key);
-        }
-        lease.renew();
-        LEASES.put(token, new Lease(lease, key, m));
-        LeaseReaper.start();
-        return token;
     }
 
     /**
