@@ -8,7 +8,7 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * Sweep versus lock-free lookup: an idle, unused key's binding sits in the same bucket as a live key's;
+ * Sweep versus lock-free lookup: an idle, unused key's binding sits in the same bucket as a recently used one's;
  * one thread looks the live key up (no lock) while another sweeps, which retires the idle one and rebuilds
  * the chain. The live key must keep its one monitor throughout, and the idle one be gone.
  */
@@ -30,6 +30,7 @@ public class TableSweepStress {
         idle = candidate;
         table.bind(idle).recent = false;
         liveMonitor = table.getOrCreate(live);
+        table.bind(live); // looked up again: recently used, so the sweep keeps it
     }
 
     @org.openjdk.jcstress.annotations.Actor

@@ -183,7 +183,12 @@ final class MonitorTable {
         final WeakReference<Object> weakKey; // stubs only; then key is null
         final int hash;
         final Monitor monitor;
-        boolean recent = true; // racy hint; a lost update costs at most one early retirement
+        /**
+         * Looked up through the table since the last sweep: a racy hint (a lost update costs one early
+         * retirement). False when inserted: a key locked once, then dropped, goes at the next sweep, and a
+         * churning segment does not keep (and grow for) everything inserted since its last sweep.
+         */
+        boolean recent;
 
         Binding(Object key, int hash, Monitor monitor, WeakReference<Object> weakKey) {
             this.key = key;
