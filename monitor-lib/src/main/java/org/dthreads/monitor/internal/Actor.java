@@ -7,8 +7,9 @@ import java.lang.invoke.VarHandle;
  * One physical thread's state in the monitor runtime; {@link LeaseActor} is the stand-in for a remote holder.
  *
  * <h2>Design</h2>
- * Confined to its thread: {@link #cachedKey}/{@link #cachedMonitor} (a one-entry cache of the last monitor
- * used, which skips the table on the common "enter then exit the same object" path), the cached
+ * Confined to its thread: {@link #cached} (a one-entry cache of the last monitor used, which skips the
+ * table on the common "enter then exit the same object" path; a table binding, whose key the table's
+ * sweep clears when it retires the monitor, so the cache never keeps an object alive), the cached
  * {@link Hold}, and the exit bookkeeping {@link #exitCommitted}.
  * <p>Shared: {@link #outgoingCalls} is written only by the owning thread (around outgoing remote calls)
  * and read by other threads of the same class deciding whether they may take over a hold; its volatile
@@ -55,8 +56,7 @@ class Actor {
     volatile java.util.concurrent.CountDownLatch interruptForward;
 
     private Hold hold;
-    Object cachedKey;
-    Monitor cachedMonitor;
+    MonitorTable.Binding cached = MonitorTable.Binding.NONE;
     /** Set right after the write that commits an exit; lets a failed exit tell what is left to do. */
     boolean exitCommitted;
 

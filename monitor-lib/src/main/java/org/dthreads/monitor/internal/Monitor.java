@@ -69,6 +69,8 @@ final class Monitor extends WaitSet {
     static final int NOT_OWNER = 2;
     static final int BLOCKED = 3;
     static final int BLOCKED_ORPHAN = 4;
+    /** The monitor was retired by a table sweep (see {@link MonitorTable}): look the key up again. */
+    static final int RETIRED_MONITOR = 5;
 
     private volatile Hold owner;
     private int depth;
@@ -87,6 +89,8 @@ final class Monitor extends WaitSet {
 
     /** The permanent owner of a stub's monitor: no thread class is 0, so no actor ever matches it. */
     private static final Hold REMOTE_REFERENCE = new Hold(new Actor(null), 0L);
+    /** The permanent owner of a monitor a table sweep dropped: every CAS from free fails on it. */
+    private static final Hold RETIRED = new Hold(new Actor(null), 0L);
 
     Monitor(Object key) {
         this.identityHash = System.identityHashCode(key);
@@ -116,6 +120,24 @@ final class Monitor extends WaitSet {
         return getOwnerVolatile() == null;
     }
 
+    // ---- retirement (MonitorTable's sweep) ----
+
+    /**
+     * Retires the monitor if it is free, nobody is queued and nobody is inside a wait (a notified waiter
+     * re-acquires from free: {@link #awaiting} covers it until then). Under the queue lock, so no entrant
+     * enqueues and no waiter registers meanwhile; an entrant that read the monitor before sees the
+     * sentinel and looks its key up again. Final.
+     */
+    boolean tryRetire() {
+        synchronized (this) {
+            return getOwnerVolatile() == null && queuedEntrants == 0 && awaiting == 0 && casOwner(null, RETIRED);
+        }
+    }
+
+    boolean isRetired() {
+        return getOwnerVolatile() == RETIRED;
+    }
+
     // ---- enter ----
 
     /** Uncontended paths; false if the caller must take {@link #enterSlow}. */
@@ -143,14 +165,15 @@ final class Monitor extends WaitSet {
      */
     private static final int SPINS = Runtime.getRuntime().availableProcessors() > 1 ? 64 : 0;
 
-    void enterSlow(Actor me, long cls, Object key) {
+    /** Returns false (not entered) only if the monitor was retired: the caller looks the key up again. */
+    boolean enterSlow(Actor me, long cls, Object key) {
         if (me.frozenHolds == 0) {
             for (int i = 0; i < SPINS; i++) {
                 Thread.onSpinWait();
                 if (getOwnerVolatile() == null && queuedEntrants == 0 && casOwner(null, me.holdFor(cls))) {
                     depth = 1;
                     pinnedKey = key;
-                    return;
+                    return true;
                 }
             }
         }
@@ -159,8 +182,8 @@ final class Monitor extends WaitSet {
         try {
             for (;;) {
                 int outcome = tryEnter(me, cls, key);
-                if (outcome == ACTIVE) {
-                    return;
+                if (outcome == ACTIVE || outcome == RETIRED_MONITOR) {
+                    return outcome == ACTIVE;
                 }
                 if (node == null) {
                     node = enqueue(Thread.currentThread(), cls);
@@ -208,7 +231,7 @@ final class Monitor extends WaitSet {
         }
     }
 
-    /** One attempt to enter: ACTIVE, BLOCKED or BLOCKED_ORPHAN. */
+    /** One attempt to enter: ACTIVE, BLOCKED, BLOCKED_ORPHAN or RETIRED_MONITOR. */
     private int tryEnter(Actor me, long cls, Object key) {
         for (;;) {
             Hold h = getOwnerVolatile();
@@ -222,6 +245,9 @@ final class Monitor extends WaitSet {
                     return ACTIVE;
                 }
                 continue;
+            }
+            if (h == RETIRED) {
+                return RETIRED_MONITOR;
             }
             if (h.threadClass != cls) {
                 return me.frozenHolds > 0 && isFrozenHere(me) ? BLOCKED_ORPHAN : BLOCKED;
@@ -455,7 +481,7 @@ final class Monitor extends WaitSet {
     int waitOn(Actor me, long cls, Object key, long timeoutNanos, int begun) {
         Thread self = Thread.currentThread();
         WaitNode node = new WaitNode(me, cls, self);
-        addWaiter(node);
+        addWaiter(node); // counts the wait in awaiting until waitDone
         InterruptRouting.waitStarted(node);
         node.savedDepth = depth;
         node.savedActivations = activations;
@@ -489,6 +515,7 @@ final class Monitor extends WaitSet {
         InterruptRouting.waitEnded(node);
 
         boolean interruptedWhileReacquiring = reacquire(me, cls, key, node);
+        waitDone();
         node.savedActivations = null;
         if (begun == TOOK_OVER) {
             handBackIfEmpty(me);
@@ -612,7 +639,8 @@ final class Monitor extends WaitSet {
         if (remote != null) {
             return remote.isBusy();
         }
-        return getOwnerVolatile() != null || waiting > 0 || queuedEntrants > 0;
+        Hold h = getOwnerVolatile();
+        return h != null && h != RETIRED || waiting > 0 || queuedEntrants > 0;
     }
 
     /**

@@ -77,21 +77,24 @@ public final class MonitorRuntime {
             LostExits.settleQuietly(me);
         }
         long cls = KernelLink.currentClass();
-        Monitor m = me.cachedKey == key ? me.cachedMonitor : lookupForEnter(me, key);
-        if (!m.tryEnterFast(me, cls, key)) {
+        MonitorTable.Binding c = me.cached;
+        Monitor m = c.key == key ? c.monitor : lookupForEnter(me, key);
+        while (!m.tryEnterFast(me, cls, key)) {
             if (m.remote != null) {
                 m.remote.enter(key, cls); // a stub: its owner is a sentinel, so the fast path always fails
                 return;
             }
-            m.enterSlow(me, cls, key);
+            if (m.enterSlow(me, cls, key)) {
+                return;
+            }
+            m = lookupForEnter(me, key); // retired by the table's sweep since we looked it up
         }
     }
 
     private static Monitor lookupForEnter(Actor me, Object key) {
-        Monitor m = TABLE.getOrCreate(key);
-        me.cachedKey = key;
-        me.cachedMonitor = m;
-        return m;
+        MonitorTable.Binding b = TABLE.bind(key);
+        me.cached = b;
+        return b.monitor;
     }
 
     /**
@@ -116,7 +119,11 @@ public final class MonitorRuntime {
                 LostExits.settleQuietly(me);
             }
             long cls = KernelLink.currentClass();
-            m = me.cachedKey == key ? me.cachedMonitor : TABLE.get(key);
+            MonitorTable.Binding c = me.cached;
+            m = c.key == key ? c.monitor : TABLE.get(key);
+            if (m != null && m.isRetired()) {
+                m = TABLE.get(key); // retired while cached: nobody holds it; the key's monitor now, if any
+            }
             if (m == null || !m.exit(me, cls)) {
                 if (m != null && m.remote != null && m.remote.exit(key, cls)) {
                     me.exitCommitted = true;

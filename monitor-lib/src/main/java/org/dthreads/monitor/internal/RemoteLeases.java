@@ -58,27 +58,31 @@ final class RemoteLeases {
         if (!ThreadClass.isValid(cls)) {
             throw new IllegalArgumentException("not a valid thread class: 0x" + Long.toHexString(cls));
         }
-        Monitor m = TABLE.getOrCreate(key);
-        Hold h = m.getOwnerVolatile();
-        if (h != null && h.actor instanceof LeaseActor held && held.threadClass == cls && held.peer.equals(peer)
-                && !held.isExpired()) {
-            m.enterSlow(held, cls, key);
-            held.renew();
-            return held.token;
+        for (;;) { // again if the table's sweep retired the monitor since the look-up
+            Monitor m = TABLE.getOrCreate(key);
+            Hold h = m.getOwnerVolatile();
+            if (h != null && h.actor instanceof LeaseActor held && held.threadClass == cls && held.peer.equals(peer)
+                    && !held.isExpired()) {
+                if (m.enterSlow(held, cls, key)) {
+                    held.renew();
+                    return held.token;
+                }
+                continue;
+            }
+            long token;
+            do {
+                token = ThreadLocalRandom.current().nextLong();
+            } while (token == 0 || LEASES.containsKey(token));
+            long granted = LeaseBounds.atSite(leaseMillis, peer, LeaseBounds.MAX_LEASE_MILLIS); // issue 15 §2
+            LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(granted));
+            // any wait in enterSlow is harmless: the lease has not started, nobody can revoke it
+            if (m.tryEnterFast(lease, cls, key) || m.enterSlow(lease, cls, key)) {
+                lease.start(); // the lease runs from the grant, whatever the wait (issue 15 §1)
+                LEASES.put(token, new Lease(lease, key, m));
+                LeaseReaper.start();
+                return token;
+            }
         }
-        long token;
-        do {
-            token = ThreadLocalRandom.current().nextLong();
-        } while (token == 0 || LEASES.containsKey(token));
-        long granted = LeaseBounds.atSite(leaseMillis, peer, LeaseBounds.MAX_LEASE_MILLIS); // issue 15 §2
-        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(granted));
-        if (!m.tryEnterFast(lease, cls, key)) {
-            m.enterSlow(lease, cls, key); // any time: the lease has not started, nobody can revoke it
-        }
-        lease.start(); // the lease runs from the grant, whatever the wait (issue 15 §1)
-        LEASES.put(token, new Lease(lease, key, m));
-        LeaseReaper.start();
-        return token;
     }
 
     /**

@@ -28,6 +28,8 @@ import java.util.concurrent.locks.LockSupport;
 abstract class WaitSet extends EntrantQueue {
     volatile int waiting;
     private ArrayDeque<WaitNode> waitSet;
+    /** Threads between registering a wait and re-acquiring after it (retirement waits for zero); under the queue lock. */
+    int awaiting;
 
     /** Adds {@code node} to the wait set (before the waiter releases the monitor). */
     final void addWaiter(WaitNode node) {
@@ -37,6 +39,7 @@ abstract class WaitSet extends EntrantQueue {
             }
             waitSet.addLast(node);
             waiting = waiting + 1;
+            awaiting++;
         }
     }
 
@@ -53,6 +56,13 @@ abstract class WaitSet extends EntrantQueue {
                 return false;
             }
             return true;
+        }
+    }
+
+    /** Ends what {@link #addWaiter} began, once the waiter holds the monitor again. */
+    final void waitDone() {
+        synchronized (this) {
+            awaiting--;
         }
     }
 

@@ -8,19 +8,18 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
- * Expunge versus lock-free lookup: a collected key's entry sits in the same bucket as a live key's; one
- * thread looks the live key up (no lock) while another inserts a new key, which expunges the stale entry
- * by rebuilding the chain. The live key must keep its one monitor throughout, and the stale one be gone.
+ * Sweep versus lock-free lookup: an idle, unused key's binding sits in the same bucket as a recently used one's;
+ * one thread looks the live key up (no lock) while another sweeps, which retires the idle one and rebuilds
+ * the chain. The live key must keep its one monitor throughout, and the idle one be gone.
  */
 @JCStressTest
-@Outcome(id = "1, 1", expect = Expect.ACCEPTABLE, desc = "live key found with its monitor; stale entry removed")
-@Outcome(expect = Expect.FORBIDDEN, desc = "lost or duplicated monitor")
+@Outcome(id = "1, 1", expect = Expect.ACCEPTABLE, desc = "live key found with its monitor; idle binding removed")
+@Outcome(expect = Expect.FORBIDDEN, desc = "lost or duplicated monitor, or the idle binding kept")
 @State
-public class TableExpungeStress {
+public class TableSweepStress {
     final MonitorTable table = new MonitorTable(1);
     final Object live = new Object();
-    final Object stale;
-    final Object fresh = new Object();
+    final Object idle;
     final Monitor liveMonitor;
 
     {
@@ -28,10 +27,10 @@ public class TableExpungeStress {
         do {
             candidate = new Object();
         } while (!table.sameFreshBucket(live, candidate));
-        stale = candidate;
-        table.getOrCreate(stale);
+        idle = candidate;
+        table.bind(idle).recent = false;
         liveMonitor = table.getOrCreate(live);
-        table.simulateCollected(stale);
+        table.bind(live); // looked up again: recently used, so the sweep keeps it
     }
 
     @org.openjdk.jcstress.annotations.Actor
@@ -40,12 +39,13 @@ public class TableExpungeStress {
     }
 
     @org.openjdk.jcstress.annotations.Actor
-    public void insert() {
-        table.getOrCreate(fresh);
+    public void sweep() {
+        table.sweep();
     }
 
     @Arbiter
     public void check(II_Result r) {
-        r.r2 = table.get(live) == liveMonitor && table.getOrCreate(live) == liveMonitor && table.size() == 2 ? 1 : 0;
+        r.r2 = table.get(live) == liveMonitor && table.getOrCreate(live) == liveMonitor && table.size() == 1
+                && table.get(idle) == null ? 1 : 0;
     }
 }
