@@ -37,7 +37,9 @@ public final class ClassScan {
 
     private static final ThreadLocal<ClassScan> LAST = new ThreadLocal<>();
 
+    /** The bytes scanned; {@code key}: the array this scan answers for (the marked copy, for a {@link #markedAs} view). */
     final byte[] bytes;
+    private final byte[] key;
     /** Offsets into {@link #bytes}: end of the constant pool, and the class's {@code attributes_count}. */
     final int constantPoolEnd;
     final int classAttributesOffset;
@@ -50,6 +52,7 @@ public final class ClassScan {
 
     private ClassScan(byte[] bytes) {
         this.bytes = bytes;
+        this.key = bytes;
         if (u4(0) != 0xCAFEBABE) {
             throw new IllegalArgumentException("not a class file");
         }
@@ -103,12 +106,34 @@ public final class ClassScan {
     /** The scan of {@code bytes}: the calling thread's last one if it was of this same array. */
     public static ClassScan of(byte[] bytes) {
         ClassScan last = LAST.get();
-        if (last != null && last.bytes == bytes) {
+        if (last != null && last.key == bytes) {
             return last;
         }
         ClassScan scan = new ClassScan(bytes);
         LAST.set(scan);
         return scan;
+    }
+
+    /**
+     * Tells the calling thread's next {@link #of} that {@code marked} is this class with only the marker added
+     * ({@link MarkerOnly}): the transformers after the monitor transformer then share this scan. Access, super
+     * class, interfaces and constants are the same in both; the view answers {@link #needsRewriter()} true, as
+     * a marked class is the rewriter's to recognise.
+     */
+    void markedAs(byte[] marked) {
+        LAST.set(new ClassScan(this, marked));
+    }
+
+    private ClassScan(ClassScan unmarked, byte[] marked) {
+        this.bytes = unmarked.bytes;
+        this.key = marked;
+        this.constantPoolEnd = unmarked.constantPoolEnd;
+        this.classAttributesOffset = unmarked.classAttributesOffset;
+        this.constantPoolCount = unmarked.constantPoolCount;
+        this.annotationsNameIndex = unmarked.annotationsNameIndex;
+        this.constantOffsets = unmarked.constantOffsets;
+        this.access = unmarked.access;
+        this.needsRewriter = true;
     }
 
     /** Whether {@link MonitorRewriter} may change more than add its marker (see the class comment). */

@@ -68,6 +68,7 @@ final class MarkerOnly {
             putU2(out, p + 2, 0);
             System.arraycopy(in, end, out, p + 4, in.length - end);
         }
+        scan.markedAs(out);
         return out;
     }
 

@@ -185,6 +185,16 @@ class ClassScanCorpusTest {
             wrong.add(entry + ": hasConstant");
         }
         assertArrayEquals(bytes, scan.bytes);
+        byte[] marked = MonitorTransformer.markerOnly(bytes);
+        if (marked != null) { // the view the RMI and IIOP patches get of the marked class
+            ClassScan view = ClassScan.of(marked);
+            ClassReader markedReader = new ClassReader(marked);
+            if (view == scan || !view.needsRewriter() || view.access() != markedReader.getAccess()
+                    || !java.util.Objects.equals(view.superName(), markedReader.getSuperName())
+                    || !java.util.Arrays.equals(view.interfaces(), markedReader.getInterfaces()) || !view.hasConstant(name)) {
+                wrong.add(entry + ": the marked view's facts differ from ASM's");
+            }
+        }
     }
 
     /** Every method's instructions as ASM prints them, without frames and maxima, subroutines inlined. */
