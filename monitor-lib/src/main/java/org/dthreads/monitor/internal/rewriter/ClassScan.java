@@ -9,12 +9,13 @@ import java.nio.charset.StandardCharsets;
  * given string (the IIOP servant patch's {@code _invoke} descriptor).
  *
  * <p>A class needs the rewriter when it has a {@code synchronized} method, a {@code monitorenter} or
- * {@code monitorexit} instruction (found by walking each method's instructions), or a constant-pool string
- * naming something the rewriter acts on ({@link #REWRITER_WORDS}: the monitor methods, the reflective and
- * method-handle look-ups, the JDK API whose lock objects it marks native, the marker itself). Every symbolic
- * reference of a class file is a constant-pool string, so a class with none of these has nothing to
- * rewrite: only the marker is added ({@link MarkerOnly}). Anything unexpected (an unknown constant or
- * opcode, a truncated file) answers "needs the rewriter", which then decides as before.
+ * {@code monitorexit} instruction (found by walking each method's instructions), or a constant-pool reference
+ * to something the rewriter acts on ({@link #TARGETS}: the monitor methods, the reflective and method-handle
+ * look-ups, the JDK API whose lock objects it marks native; and the marker itself). Every symbolic reference
+ * of a class file is in its constant pool (method handles and bootstrap arguments point at the same member
+ * references), so a class with none of these has nothing to rewrite; the references are only resolved when
+ * one of their names ({@link #REWRITER_WORDS}) is present at all. Such a class gets only the marker
+ * ({@link MarkerOnly}). Anything unexpected (an unknown constant or opcode, a truncated file) answers "needs the rewriter", which then decides as before.
  *
  * <p>The transformers of one class run one after the other on the loading thread, each given the previous
  * one's output (the same array when it changed nothing): {@link #of} keeps the last scan per thread, so
@@ -31,6 +32,7 @@ public final class ClassScan {
         MonitorRewriter.REWRITTEN_DESCRIPTOR, // already rewritten: the rewriter says so
     };
     private static final byte[][] WORDS = encode(REWRITER_WORDS);
+    private static final boolean[] WORD_LENGTHS = lengths(WORDS);
     private static final byte[] CODE = "Code".getBytes(StandardCharsets.UTF_8);
     private static final byte[] ANNOTATIONS = "RuntimeVisibleAnnotations".getBytes(StandardCharsets.UTF_8);
     private static final int ACC_SYNCHRONIZED = 0x0020;
@@ -100,7 +102,7 @@ public final class ClassScan {
         p = skipMembers(p, codeIndex, true, monitors);
         this.classAttributesOffset = p;
         skipAttributes(p); // bounds-checks the rest
-        this.needsRewriter = words || monitors[0];
+        this.needsRewriter = monitors[0] || (words && referencesRewriterTarget());
     }
 
     /** The scan of {@code bytes}: the calling thread's last one if it was of this same array. */
@@ -280,7 +282,76 @@ public final class ClassScan {
         }
     }
 
+    /**
+     * A member reference of the constant pool the rewriter acts on: owner (null: any), name, descriptor (null: any).
+     * The same cases as {@link MonitorMethods}, {@link ReflectiveCalls} and {@link NativeMarkVisitor}; method
+     * handles and bootstrap arguments point at these references too.
+     */
+    private record Target(boolean field, byte[] owner, byte[] name, byte[] descriptor) {
+        static Target method(String owner, String name, String descriptor) {
+            return new Target(false, utf8(owner), utf8(name), utf8(descriptor));
+        }
+
+        private static byte[] utf8(String s) {
+            return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static final String LOOKUP = "java/lang/invoke/MethodHandles$Lookup";
+    private static final Target[] TARGETS = {
+        Target.method(null, "wait", "()V"), Target.method(null, "wait", "(J)V"), Target.method(null, "wait", "(JI)V"),
+        Target.method(null, "notify", "()V"), Target.method(null, "notifyAll", "()V"),
+        Target.method(null, "holdsLock", "(Ljava/lang/Object;)Z"), Target.method(null, "interrupt", "()V"),
+        Target.method(LOOKUP, "findVirtual", null), Target.method(LOOKUP, "findStatic", null),
+        Target.method(LOOKUP, "findSpecial", null), Target.method(LOOKUP, "unreflect", null),
+        Target.method(LOOKUP, "unreflectSpecial", null), Target.method(LOOKUP, "bind", null),
+        Target.method("java/lang/reflect/Method", "invoke", null),
+        Target.method(null, "getClassLoadingLock", "(Ljava/lang/String;)Ljava/lang/Object;"),
+        Target.method(null, "blockingLock", "()Ljava/lang/Object;"),
+        Target.method("java/io/Reader", "<init>", "(Ljava/lang/Object;)V"),
+        Target.method("java/io/Writer", "<init>", "(Ljava/lang/Object;)V"),
+        Target.method("java/awt/event/InvocationEvent", "<init>", null),
+        new Target(true, null, Target.utf8("lock"), Target.utf8("Ljava/lang/Object;")),
+        new Target(true, null, Target.utf8("globalHierarchyLock"), null),
+    };
+    /** Strings that need the rewriter wherever they are: an override of getClassLoadingLock, the marker. */
+    private static final byte[][] ALONE = encode(new String[] {"getClassLoadingLock", MonitorRewriter.REWRITTEN_DESCRIPTOR});
+
+    /** Asked only when a {@link #REWRITER_WORDS} string is present: is it part of something the rewriter changes? */
+    private boolean referencesRewriterTarget() {
+        for (int i = 1; i < constantOffsets.length; i++) {
+            int p = constantOffsets[i];
+            int tag = bytes[p];
+            if (tag == 1) {
+                for (byte[] word : ALONE) {
+                    if (equalsAt(p + 3, u2(p + 1), word)) {
+                        return true;
+                    }
+                }
+            } else if (tag == 9 || tag == 10 || tag == 11) {
+                int owner = constantOffsets[u2(constantOffsets[u2(p + 1)] + 1)];
+                int nameAndType = constantOffsets[u2(p + 3)];
+                int name = constantOffsets[u2(nameAndType + 1)];
+                int descriptor = constantOffsets[u2(nameAndType + 3)];
+                for (Target t : TARGETS) {
+                    if (t.field() == (tag == 9) && utf8Is(name, t.name()) && (t.owner() == null || utf8Is(owner, t.owner()))
+                            && (t.descriptor() == null || utf8Is(descriptor, t.descriptor()))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private boolean utf8Is(int offset, byte[] value) {
+        return equalsAt(offset + 3, u2(offset + 1), value);
+    }
+
     private boolean isWord(int offset, int length) {
+        if (length >= WORD_LENGTHS.length || !WORD_LENGTHS[length]) {
+            return false; // most strings: one look-up
+        }
         for (byte[] word : WORDS) {
             if (equalsAt(offset, length, word)) {
                 return true;
@@ -307,6 +378,18 @@ public final class ClassScan {
 
     int u4(int p) {
         return ((bytes[p] & 0xFF) << 24) | ((bytes[p + 1] & 0xFF) << 16) | ((bytes[p + 2] & 0xFF) << 8) | (bytes[p + 3] & 0xFF);
+    }
+
+    private static boolean[] lengths(byte[][] words) {
+        int longest = 0;
+        for (byte[] w : words) {
+            longest = Math.max(longest, w.length);
+        }
+        boolean[] lengths = new boolean[longest + 1];
+        for (byte[] w : words) {
+            lengths[w.length] = true;
+        }
+        return lengths;
     }
 
     private static byte[][] encode(String[] words) {
