@@ -18,8 +18,8 @@ import java.nio.charset.StandardCharsets;
  * ({@link MarkerOnly}). Anything unexpected (an unknown constant or opcode, a truncated file) answers "needs the rewriter", which then decides as before.
  *
  * <p>The transformers of one class run one after the other on the loading thread, each given the previous
- * one's output (the same array when it changed nothing): {@link #of} keeps the last scan per thread, so
- * they share one pass. Immutable once built; the per-thread cache is the only state.
+ * one's output (the same array when it changed nothing, a copy for retransform-capable ones): {@link #of}
+ * keeps the last scan per thread and reuses it for the same bytes, so they share one pass. Immutable once built; the per-thread cache is the only state.
  */
 public final class ClassScan {
 
@@ -108,7 +108,9 @@ public final class ClassScan {
     /** The scan of {@code bytes}: the calling thread's last one if it was of this same array. */
     public static ClassScan of(byte[] bytes) {
         ClassScan last = LAST.get();
-        if (last != null && last.key == bytes) {
+        // The retransform-capable transformers (the RMI retrofit) get a copy of the bytes from the JVM: equal
+        // contents are checked (a vectorized compare) before scanning again.
+        if (last != null && (last.key == bytes || java.util.Arrays.equals(last.key, bytes))) {
             return last;
         }
         ClassScan scan = new ClassScan(bytes);
