@@ -96,6 +96,83 @@ class ClassScanCorpusTest {
         assertEquals(1, MonitorRewriter.rewrite(bytes, getClass().getClassLoader()).synchronizedMethods());
     }
 
+    /** Each reaches something the rewriter changes without any synchronized code of its own. */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(classes = {NotifiesForItsCaller.class, WaitsForItsCaller.class,
+        InterruptsAThread.class, AsksHoldsLock.class, InvokesReflectively.class, LooksUpAHandle.class,
+        ReferencesNotify.class, ReaderWithALock.class, AsksAClassLoadingLock.class})
+    void aRouteToAMonitorOperationWithoutSynchronizedCodeNeedsTheRewriter(Class<?> c) throws Exception {
+        byte[] bytes = bytesOf(c);
+        assertTrue(ClassScan.of(bytes).needsRewriter());
+        assertNull(MonitorTransformer.markerOnly(bytes));
+        MonitorRewriter.Result r = MonitorRewriter.rewrite(bytes, getClass().getClassLoader());
+        assertTrue(r.rewritten(), r.skipReason());
+        assertTrue(!code(r.bytes()).equals(code(bytes)), "the rewriter changes " + c.getSimpleName());
+    }
+
+    static final class NotifiesForItsCaller {
+        void wake(Object o) {
+            o.notifyAll();
+        }
+    }
+
+    static final class WaitsForItsCaller {
+        void await(Object o) throws InterruptedException {
+            o.wait(10);
+        }
+    }
+
+    static final class InterruptsAThread {
+        void stop(Thread t) {
+            t.interrupt();
+        }
+    }
+
+    static final class AsksHoldsLock {
+        boolean held(Object o) {
+            return Thread.holdsLock(o);
+        }
+    }
+
+    static final class InvokesReflectively {
+        Object call(java.lang.reflect.Method m, Object o) throws ReflectiveOperationException {
+            return m.invoke(o);
+        }
+    }
+
+    static final class LooksUpAHandle {
+        Object find() throws ReflectiveOperationException {
+            return java.lang.invoke.MethodHandles.lookup().findVirtual(Object.class, "hashCode",
+                    java.lang.invoke.MethodType.methodType(int.class));
+        }
+    }
+
+    static final class ReferencesNotify {
+        Runnable wakeOne(Object o) {
+            return o::notify;
+        }
+    }
+
+    static final class ReaderWithALock extends java.io.Reader {
+        ReaderWithALock(Object lock) {
+            super(lock);
+        }
+
+        @Override
+        public int read(char[] b, int off, int len) {
+            return -1;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    static final class AsksAClassLoadingLock extends ClassLoader {
+        Object lockFor(String name) {
+            return getClassLoadingLock(name);
+        }
+    }
+
     static final class OnlySynchronizedMethod {
         private int value;
 
