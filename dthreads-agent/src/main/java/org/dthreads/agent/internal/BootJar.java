@@ -68,6 +68,7 @@ public final class BootJar {
         boot.toFile().deleteOnExit();
         try (JarFile in = new JarFile(agentJar.toFile());
                 JarOutputStream out = new JarOutputStream(Files.newOutputStream(boot), new Manifest())) {
+            out.setLevel(java.util.zip.Deflater.NO_COMPRESSION); // a temporary file read once: compressing it costs CPU at every start
             Enumeration<JarEntry> entries = in.entries();
             while (entries.hasMoreElements()) {
                 JarEntry e = entries.nextElement();

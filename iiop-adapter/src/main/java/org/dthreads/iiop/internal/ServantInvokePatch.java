@@ -137,7 +137,18 @@ public final class ServantInvokePatch implements ClassFileTransformer {
         return patched[0] ? writer.toByteArray() : null;
     }
 
+    /**
+     * Whether class file {@code haystack} has the constant {@code needle} (a method declaring it as its
+     * descriptor does): asked of the {@link org.dthreads.monitor.internal.rewriter.ClassScan} the monitor
+     * transformer already made of this class, instead of searching the bytes again. Bytes that are not a
+     * class file are searched as they are.
+     */
     static boolean contains(byte[] haystack, byte[] needle) {
+        try {
+            return org.dthreads.monitor.internal.rewriter.ClassScan.of(haystack).hasConstant(needle);
+        } catch (RuntimeException notAClassFile) {
+            // searched below
+        }
         outer:
         for (int i = 0, last = haystack.length - needle.length; i <= last; i++) {
             for (int j = 0; j < needle.length; j++) {

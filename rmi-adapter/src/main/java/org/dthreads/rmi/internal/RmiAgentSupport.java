@@ -43,7 +43,13 @@ public final class RmiAgentSupport {
         inst.addTransformer(new RmiTransformer(scope), true);
         JrmpMonitorTransport.register();
         try {
-            inst.retransformClasses(java.rmi.server.RemoteObjectInvocationHandler.class);
+            // At premain it is not loaded yet, and the transformer patches it when it is: loading it (and the
+            // JRMP classes it needs) only to retransform it would cost every JVM's start-up, RMI or not.
+            for (Class<?> loaded : inst.getAllLoadedClasses()) {
+                if (loaded.getName().equals("java.rmi.server.RemoteObjectInvocationHandler")) {
+                    inst.retransformClasses(loaded);
+                }
+            }
         } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
             LOG.error("roih-retransform", "dthreads: could not retransform RemoteObjectInvocationHandler;"
                     + " JRMP proxy calls carry no thread class: " + e);

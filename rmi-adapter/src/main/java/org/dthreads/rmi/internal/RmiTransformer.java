@@ -3,6 +3,7 @@ package org.dthreads.rmi.internal;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import org.dthreads.internal.RateLimitedLog;
+import org.dthreads.monitor.internal.rewriter.ClassScan;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Opcodes;
@@ -13,6 +14,9 @@ import org.objectweb.asm.Opcodes;
  * rmic skeletons ({@link SkeletonPatch}); and, so that
  * twinned interfaces stay valid for RMI-IIOP, the GlassFish ORB's stub generator accepts default methods
  * ({@link ProxyCodegenPatch}).
+ *
+ * <p>Which classes to patch is decided from a {@link ClassScan} (the one the monitor transformer made of the same
+ * class on the same thread), so a class the retrofit does not touch is never parsed here.
  *
  * <p>Never throws: a class that cannot be rewritten is left as it was (returning {@code null}) and
  * logged once per kind of failure; its calls then go without thread identity. Thread-safe: the JVM
@@ -49,16 +53,16 @@ public final class RmiTransformer implements ClassFileTransformer {
             if (!scope.includes(className)) {
                 return null;
             }
-            ClassReader reader = new ClassReader(bytes);
-            int access = reader.getAccess();
-            if ((access & Opcodes.ACC_INTERFACE) != 0) {
-                return RemoteHierarchy.extendsRemote(reader.getInterfaces(), loader) ? twin(reader, className) : null;
+            // the scan the monitor transformer made of this class (shared, see ClassScan), not an ASM parse
+            ClassScan scan = ClassScan.of(bytes);
+            if ((scan.access() & Opcodes.ACC_INTERFACE) != 0) {
+                return RemoteHierarchy.extendsRemote(scan.interfaces(), loader) ? twin(new ClassReader(bytes), className) : null;
             }
-            if (LegacyStubPatch.REMOTE_STUB.equals(reader.getSuperName())) {
-                return patchLegacyStub(reader);
+            if (LegacyStubPatch.REMOTE_STUB.equals(scan.superName())) {
+                return patchLegacyStub(new ClassReader(bytes));
             }
-            if (java.util.Arrays.asList(reader.getInterfaces()).contains(SkeletonPatch.SKELETON)) {
-                return patchSkeleton(reader);
+            if (java.util.Arrays.asList(scan.interfaces()).contains(SkeletonPatch.SKELETON)) {
+                return patchSkeleton(new ClassReader(bytes));
             }
             return null;
         } catch (Throwable t) {

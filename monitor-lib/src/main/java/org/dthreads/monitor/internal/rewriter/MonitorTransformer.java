@@ -9,6 +9,9 @@ import org.dthreads.internal.RateLimitedLog;
 /**
  * Load-time rewriting of monitor operations ({@link MonitorRewriter}) for the classes in scope.
  *
+ * <p>A class with nothing to rewrite but the marker ({@link ClassScan}) gets it without ASM
+ * ({@link MarkerOnly}): most classes of a large application, so start-up pays a scan, not a parse.
+ *
  * <p>Never throws and never stops the application: a class that cannot be rewritten is loaded as it
  * was (its objects then use the JVM's monitors), logged once per class. Thread-safe: the JVM calls
  * transformers concurrently; counters are atomic.
@@ -33,6 +36,11 @@ public final class MonitorTransformer implements ClassFileTransformer {
         if (className == null || redefined != null || !inScope.test(className)) {
             return null;
         }
+        byte[] markedOnly = markerOnly(bytes);
+        if (markedOnly != null) {
+            rewritten.incrementAndGet();
+            return markedOnly;
+        }
         MonitorRewriter.Result result = MonitorRewriter.rewrite(bytes, loader);
         if (result.rewritten()) {
             if (!result.unrewritableSites().isEmpty()) {
@@ -51,6 +59,18 @@ public final class MonitorTransformer implements ClassFileTransformer {
                     + result.skipReason() + "); its monitors stay the JVM's, so a zigzag through them can deadlock");
         }
         return null;
+    }
+
+    /**
+     * The class with only the marker added when one scan shows it has nothing else to rewrite (most classes:
+     * no ASM parse, no class hierarchy read), else null and the rewriter decides.
+     */
+    static byte[] markerOnly(byte[] bytes) {
+        try {
+            return MarkerOnly.addMarker(ClassScan.of(bytes));
+        } catch (RuntimeException malformed) {
+            return null; // the rewriter reports it as before
+        }
     }
 
     /** One line for a debug summary: classes rewritten, skipped, and monitor sites replaced. */
