@@ -140,7 +140,10 @@ public final class FaultProbe {
             }
             Field f = rt.getDeclaredField("SUSPENDED");
             f.setAccessible(true);
-            return ((Map<?, ?>) f.get(null)).size();
+            Object suspended = f.get(null); // a SuspendedThreads (package-private): its size()
+            java.lang.reflect.Method size = suspended.getClass().getDeclaredMethod("size");
+            size.setAccessible(true);
+            return (int) size.invoke(suspended);
         } catch (ReflectiveOperationException | RuntimeException e) {
             return -1;
         }

@@ -32,9 +32,14 @@ import org.omg.PortableInterceptor.TRANSPORT_RETRY;
  *       other: the server may run user code for them (overrides, servant managers), 16 bytes are
  *       cheap, and skipping would only be safe where nothing on the server can block.</li>
  *   <li>Asynchronous invocations: a deferred DII request that the ORB sends from a new thread
- *       (JacORB) carries that thread's new class; an AMI ({@code sendc_}) request is sent from the
- *       caller's thread with {@code response_expected() == true} and carries the caller's class,
- *       because nothing portable tells it apart from a synchronous one.</li>
+ *       (JacORB) carries that thread's new class. An AMI ({@code sendc_}) request is sent from the
+ *       caller's thread with {@code response_expected() == true}, and nothing portable tells it apart
+ *       from a synchronous one; on JacORB with the agent its send is bracketed by a hook
+ *       ({@link PendingReplies#sendingAsynchronously}), and it then carries a fresh class (the caller goes
+ *       on: another logical thread) and does not mark the caller as waiting, since its reply ends on
+ *       another thread (issue 15 §5). Without the hook (JacORB not patched by the agent, or another
+ *       ORB with AMI) it carries the caller's class and the caller stays marked as waiting: a known
+ *       limit ({@code docs/architecture.md}).</li>
  *   <li>A two-way call made by a servant of a {@code SINGLE_THREAD_MODEL} POA is reported
  *       (rate-limited warning): that POA cannot dispatch a callback until the call returns.</li>
  *   <li>The interceptor makes no CORBA call of its own (hand-written encoding, no {@code Codec},
@@ -70,7 +75,10 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
     public void send_request(ClientRequestInfo ri) {
         try {
             long threadClass;
-            if (ri.response_expected()) {
+            boolean awaited = ri.response_expected() && !PendingReplies.sendingAsynchronously();
+            if (ri.response_expected() && !awaited) {
+                threadClass = KernelLink.freshClass(); // AMI: the caller goes on, the callee is another thread
+            } else if (awaited) {
                 threadClass = KernelLink.currentClass();
                 OnewayClasses.twoWaySent();
                 warnIfSingleThreadModel(ri);
@@ -78,7 +86,7 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
                 threadClass = OnewayClasses.classFor(ri.operation());
             }
             ri.add_request_service_context(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)), true);
-            if (ri.response_expected()) {
+            if (awaited) {
                 PendingReplies.sent(ri.request_id(), targetOrNull(ri));
             }
         } catch (Throwable t) {

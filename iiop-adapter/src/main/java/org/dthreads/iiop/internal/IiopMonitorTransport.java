@@ -37,6 +37,8 @@ import org.omg.CORBA.portable.RemarshalException;
  */
 public final class IiopMonitorTransport implements RemoteMonitorTransport {
 
+    private static final org.dthreads.internal.RateLimitedLog LOG =
+            org.dthreads.internal.RateLimitedLog.forClass(IiopMonitorTransport.class);
     private static final IiopMonitorTransport INSTANCE = new IiopMonitorTransport();
     private static final String DYNAMIC_STUB = "com.sun.corba.ee.spi.presentation.rmi.DynamicStub";
     /** Location forwards re-marshal; more than this many in a row is a loop. */
@@ -164,6 +166,12 @@ public final class IiopMonitorTransport implements RemoteMonitorTransport {
                 result = in.read_longlong();
             } else {
                 message = in.read_string();
+                if (message != null && message.length() > MonitorWire.MAX_MESSAGE) {
+                    LOG.warn("monitor-reply-clipped", "dthreads: " + describe(target) + " answered a monitor operation"
+                            + " with a message of " + message.length() + " characters; clipped to "
+                            + MonitorWire.MAX_MESSAGE + " (a broken or hostile site?)");
+                    message = MonitorWire.clip(message);
+                }
             }
         } catch (SystemException e) {
             throw new RemoteMonitorException("dthreads: malformed reply to the monitor operation on " + describe(target)

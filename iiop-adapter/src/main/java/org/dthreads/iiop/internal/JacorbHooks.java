@@ -24,7 +24,9 @@ import org.omg.IOP.ServiceContext;
  *       carries the caller's class and marks the caller as waiting for its reply until {@link #clientEnd};
  *       a oneway carries a fresh class (the same again for its retry: {@code RemarshalException} out of
  *       the invocation); an AMI request ({@code ReplyHandler} given) carries a fresh class and marks
- *       nothing — the caller goes on, the reply comes to another thread.</li>
+ *       nothing — the caller goes on, the reply comes to another thread. On an ORB that uses the Portable
+ *       Interceptor path, an AMI request's send is bracketed ({@link PendingReplies#asynchronousSend}) so that
+ *       {@link ClientIdentityInterceptor} treats it the same way.</li>
  *   <li>Collocated call on the caller's thread ({@code servant_preinvoke} returned a servant): the
  *       caller's class is bound again on top (a nested binding, as the interceptors do there) and the
  *       caller is marked as in an outgoing call, until {@code servant_postinvoke}.</li>
@@ -40,6 +42,8 @@ public final class JacorbHooks {
     /** Tokens from {@link #clientBegin} to {@link #clientEnd}: what to undo. */
     private static final Object TWO_WAY = new Object();
     private static final Object ONEWAY = new Object();
+    /** An AMI request on an ORB that uses the Portable Interceptor path: only the bracket of its send. */
+    private static final Object ASYNCHRONOUS_PORTABLE = new Object();
 
     private JacorbHooks() {}
 
@@ -52,8 +56,16 @@ public final class JacorbHooks {
      */
     public static Object clientBegin(Object delegate, Object self, Object out, Object replyHandler) {
         try {
-            if (!(out instanceof RequestOutputStream ros) || !JacorbFastPath.enabled(ros.orb())) {
+            if (!(out instanceof RequestOutputStream ros)) {
                 return null;
+            }
+            if (!JacorbFastPath.enabled(ros.orb())) {
+                if (replyHandler == null) {
+                    return null;
+                }
+                // the interceptors cannot tell an AMI request from a synchronous one: tell them (issue 15 §5)
+                PendingReplies.asynchronousSend(true);
+                return ASYNCHRONOUS_PORTABLE;
             }
             long threadClass;
             Object token = null;
@@ -122,6 +134,10 @@ public final class JacorbHooks {
             return;
         }
         try {
+            if (token == ASYNCHRONOUS_PORTABLE) {
+                PendingReplies.asynchronousSend(false);
+                return;
+            }
             RequestOutputStream ros = (RequestOutputStream) out;
             if (token == TWO_WAY) {
                 PendingReplies.ended(ros.requestId());

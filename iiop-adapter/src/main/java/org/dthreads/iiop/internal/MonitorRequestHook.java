@@ -1,7 +1,7 @@
 package org.dthreads.iiop.internal;
 
 /**
- * What a patched skeleton calls (see {@link ServantInvokePatch}) when a request for the monitor operation
+ * What a patched skeleton or DSI servant calls (see {@link ServantInvokePatch}) when a request for the monitor operation
  * {@value #OPERATION} arrives. On the bootstrap class path (the agent puts it there), so every servant's
  * class loader reaches one copy; it therefore uses JDK types only, and the ORB-facing part
  * ({@link MonitorRequests}, loaded with the application's ORB) registers itself here when
@@ -31,6 +31,16 @@ public final class MonitorRequestHook {
          * @return the reply, an {@code org.omg.CORBA.portable.OutputStream}; never null
          */
         Object serve(Object servant, Object in, Object handler);
+
+        /**
+         * Serves one request that reached a DSI servant ({@code DynamicImplementation.invoke}), if it is a
+         * monitor request.
+         *
+         * @param servant the DSI servant ({@code this} of its {@code invoke})
+         * @param request the {@code org.omg.CORBA.ServerRequest}
+         * @return true if the request was a monitor request and has been answered
+         */
+        boolean serveDynamic(Object servant, Object request);
     }
 
     private static volatile Server server;
@@ -61,5 +71,18 @@ public final class MonitorRequestHook {
     public static Object serve(Object servant, Object in, Object handler) {
         Server s = server;
         return s == null ? null : s.serve(servant, in, handler);
+    }
+
+    /**
+     * Called by a patched DSI servant's {@code invoke(ServerRequest)} for operation {@value #OPERATION}.
+     *
+     * @param servant {@code this} of the DSI servant
+     * @param request the {@code org.omg.CORBA.ServerRequest}
+     * @return true if the request was answered; false if no server is registered (the servant then goes on
+     *         as for any operation it does not know)
+     */
+    public static boolean serveDynamic(Object servant, Object request) {
+        Server s = server;
+        return s != null && s.serveDynamic(servant, request);
     }
 }

@@ -5,13 +5,22 @@ import org.dthreads.ThreadClass;
 import org.dthreads.internal.RateLimitedLog;
 import org.dthreads.monitor.RemoteMonitorException;
 import org.dthreads.monitor.spi.RemoteMonitorSite;
+import org.omg.CORBA.ARG_IN;
+import org.omg.CORBA.ARG_OUT;
+import org.omg.CORBA.Any;
+import org.omg.CORBA.NVList;
+import org.omg.CORBA.ORB;
+import org.omg.CORBA.ServerRequest;
+import org.omg.CORBA.TCKind;
 import org.omg.CORBA.portable.InputStream;
 import org.omg.CORBA.portable.OutputStream;
 import org.omg.CORBA.portable.ResponseHandler;
+import org.omg.PortableServer.Servant;
 
 /**
  * The site side of remote monitors over IIOP: serves a {@value MonitorRequestHook#OPERATION} request that a
- * patched skeleton handed to {@link MonitorRequestHook}. Reads the body, runs the operation with
+ * patched skeleton (or, through the DSI, a patched {@code DynamicImplementation}) handed to
+ * {@link MonitorRequestHook}. Reads the body, runs the operation with
  * {@link RemoteMonitorSite#serve} on the ORB thread serving the request (which blocks there as a local
  * entrant or waiter would), and writes the reply. Encoding: {@code docs/wire-format.md}, "Remote monitor
  * operations over IIOP".
@@ -77,42 +86,119 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
             token = in.read_longlong();
             arg = in.read_longlong();
         } catch (RuntimeException e) { // MARSHAL (a SystemException) for a truncated body
-            String msg = "dthreads: malformed " + MonitorRequestHook.OPERATION + " request (" + e
-                    + "); expected long op, long nanos, long long class, long long token, long long arg";
-            LOG.warn("malformed-monitor-request", msg);
-            return error(handler, MonitorWire.REFUSED, msg);
+            return reply(handler, malformed(e));
         }
+        return reply(handler, run(servant, op, nanos, cls, token, arg, handler));
+    }
+
+    @Override
+    public boolean serveDynamic(Object servant, Object request) {
+        // any class declaring invoke(ServerRequest) is patched: serve only a real servant's request
+        return servant instanceof Servant s && request instanceof ServerRequest r && serveDynamic(s, r);
+    }
+
+    /**
+     * Serves one request that reached a DSI servant: the same body and reply as {@link #serve}, read and
+     * written through the DSI: the five values as IN arguments, the status as the result, the value or
+     * message after it as an OUT argument (marshalled after the result, as the stream reply has it).
+     *
+     * @param servant the DSI servant
+     * @param request the request
+     * @return true if it was a monitor request (answered), false otherwise
+     */
+    static boolean serveDynamic(Servant servant, ServerRequest request) {
+        if (!MonitorRequestHook.OPERATION.equals(request.operation())) {
+            return false;
+        }
+        ORB orb = servant._orb();
+        NVList args = orb.create_list(6);
+        Any op = in(orb, args, "op", TCKind.tk_long);
+        Any nanos = in(orb, args, "nanos", TCKind.tk_long);
+        Any cls = in(orb, args, "threadClass", TCKind.tk_longlong);
+        Any token = in(orb, args, "token", TCKind.tk_longlong);
+        Any arg = in(orb, args, "arg", TCKind.tk_longlong);
+        Any value = orb.create_any();
+        args.add_value("value", value, ARG_OUT.value);
+        Outcome outcome;
+        try {
+            request.arguments(args);
+            outcome = run(servant, op.extract_long(), nanos.extract_long(), cls.extract_longlong(),
+                    token.extract_longlong(), arg.extract_longlong(), request);
+        } catch (RuntimeException e) { // MARSHAL, BAD_OPERATION: a truncated or mistyped body
+            outcome = malformed(e);
+        }
+        Any status = orb.create_any();
+        status.insert_long(outcome.status);
+        request.set_result(status);
+        if (outcome.status == MonitorWire.OK) {
+            value.insert_longlong(outcome.result);
+        } else {
+            value.insert_string(outcome.message);
+        }
+        return true;
+    }
+
+    private static Any in(ORB orb, NVList args, String name, TCKind kind) {
+        Any a = orb.create_any();
+        a.type(orb.get_primitive_tc(kind));
+        args.add_value(name, a, ARG_IN.value);
+        return a;
+    }
+
+    /** The reply to one request: a status of {@link MonitorWire} and the result (OK) or a message. */
+    private record Outcome(int status, long result, String message) {
+        static Outcome error(int status, String message) {
+            return new Outcome(status, 0L, MonitorWire.clip(message));
+        }
+    }
+
+    private static Outcome malformed(RuntimeException e) {
+        String msg = "dthreads: malformed " + MonitorRequestHook.OPERATION + " request (" + e
+                + "); expected long op, long nanos, long long class, long long token, long long arg";
+        LOG.warn("malformed-monitor-request", msg);
+        return Outcome.error(MonitorWire.REFUSED, msg);
+    }
+
+    /** Runs one decoded request on the servant's object. */
+    private static Outcome run(Object servant, int op, int nanos, long cls, long token, long arg, Object handler) {
         Object target;
         try {
             target = target(servant);
         } catch (RuntimeException e) {
-            return error(handler, MonitorWire.REFUSED, "dthreads: cannot find the object of servant "
+            return Outcome.error(MonitorWire.REFUSED, "dthreads: cannot find the object of servant "
                     + servant.getClass().getName() + ": " + e);
         }
-        long result;
         try {
-            result = RemoteMonitorSite.serve(target, op, cls, token, arg, nanos, peerOf(handler, cls));
+            return new Outcome(MonitorWire.OK, RemoteMonitorSite.serve(target, op, cls, token, arg, nanos,
+                    peerOf(handler, cls)), null);
         } catch (InterruptedException e) {
-            return error(handler, MonitorWire.INTERRUPTED, message(e));
+            return Outcome.error(MonitorWire.INTERRUPTED, message(e));
         } catch (IllegalMonitorStateException e) {
-            return error(handler, MonitorWire.ILLEGAL_MONITOR_STATE, message(e));
+            return Outcome.error(MonitorWire.ILLEGAL_MONITOR_STATE, message(e));
         } catch (IllegalArgumentException e) {
             if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.INTERRUPT) {
                 LOG.warn("unknown-monitor-op", "dthreads: " + MonitorRequestHook.OPERATION + " request with unknown"
                         + " operation code " + op + " answered with an error");
             }
-            return error(handler, MonitorWire.ILLEGAL_ARGUMENT, message(e));
+            return Outcome.error(MonitorWire.ILLEGAL_ARGUMENT, message(e));
         } catch (NullPointerException e) {
-            return error(handler, MonitorWire.NULL_POINTER, message(e));
+            return Outcome.error(MonitorWire.NULL_POINTER, message(e));
         } catch (RemoteMonitorException e) {
-            return error(handler, MonitorWire.REFUSED, message(e));
+            return Outcome.error(MonitorWire.REFUSED, message(e));
         } catch (RuntimeException e) {
             LOG.error("monitor-request-failed", "dthreads: serving a remote monitor operation failed: " + e);
-            return error(handler, MonitorWire.REFUSED, "dthreads: the site failed to serve the monitor operation: " + e);
+            return Outcome.error(MonitorWire.REFUSED, "dthreads: the site failed to serve the monitor operation: " + e);
         }
+    }
+
+    private static OutputStream reply(ResponseHandler handler, Outcome outcome) {
         OutputStream out = handler.createReply();
-        out.write_long(MonitorWire.OK);
-        out.write_longlong(result);
+        out.write_long(outcome.status);
+        if (outcome.status == MonitorWire.OK) {
+            out.write_longlong(outcome.result);
+        } else {
+            out.write_string(outcome.message);
+        }
         return out;
     }
 
@@ -143,13 +229,6 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
 
     private static String message(Throwable t) {
         return t.getMessage() != null ? t.getMessage() : t.getClass().getName();
-    }
-
-    private static OutputStream error(ResponseHandler handler, int status, String message) {
-        OutputStream out = handler.createReply();
-        out.write_long(status);
-        out.write_string(MonitorWire.clip(message));
-        return out;
     }
 
     /** The object whose monitor a request on {@code servant} means (see the class comment). */

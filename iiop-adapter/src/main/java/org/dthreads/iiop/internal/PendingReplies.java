@@ -11,7 +11,9 @@ import org.dthreads.monitor.spi.OutgoingCalls;
  * <p>Per thread (a {@link ThreadLocal} stack of request ids, touched only by its own thread). The ORB
  * runs {@code send_request} and, for synchronous invocations, the {@code receive_*} point on the
  * invoking thread; an end seen on another thread, or for a request this thread did not send, changes
- * nothing. An end for a request below the top of the stack (an inner request whose end never came)
+ * nothing. Asynchronous (AMI) requests, whose reply the ORB hands to another thread, are not recorded at all:
+ * the fast path sees the reply handler, and on the portable path the agent's JacORB hook brackets their
+ * sending ({@link #asynchronousSend}). An end for a request below the top of the stack (an inner request whose end never came)
  * also ends the inner ones, so the count cannot drift.
  */
 final class PendingReplies {
@@ -20,6 +22,8 @@ final class PendingReplies {
 
     private int[] requestIds = new int[4];
     private int depth;
+    /** How many asynchronous (AMI) invocations this thread is sending now (JacORB hook, see {@link #asynchronousSend}). */
+    private int asynchronousSends;
 
     private PendingReplies() {}
 
@@ -48,6 +52,24 @@ final class PendingReplies {
                 return;
             }
         }
+    }
+
+    /**
+     * Brackets the sending of an asynchronous invocation (JacORB's {@code invoke_internal} with a reply handler,
+     * seen by the agent's hook even where the ORB uses the Portable Interceptor path): a request the interceptor
+     * sees meanwhile on this thread is not waited for here (its reply goes to another thread), so it must not
+     * mark this thread as in an outgoing call, which no end on this thread would ever undo (issue 15 §5).
+     *
+     * @param begins true before the send, false after it (in a {@code finally})
+     */
+    static void asynchronousSend(boolean begins) {
+        PendingReplies p = CURRENT.get();
+        p.asynchronousSends = Math.max(0, p.asynchronousSends + (begins ? 1 : -1));
+    }
+
+    /** Whether this thread is now sending an asynchronous invocation (see {@link #asynchronousSend}). */
+    static boolean sendingAsynchronously() {
+        return CURRENT.get().asynchronousSends > 0;
     }
 
     /** For tests: requests this thread is waiting for. */

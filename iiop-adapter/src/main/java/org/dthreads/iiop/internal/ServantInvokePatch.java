@@ -26,6 +26,13 @@ import org.objectweb.asm.Opcodes;
  * }
  * </pre>
  *
+ * and every class declaring a concrete {@code void invoke(ServerRequest)} (a DSI servant, a subclass of
+ * {@code org.omg.PortableServer.DynamicImplementation}) the prologue
+ *
+ * <pre>
+ * if ("_dthreads_monitor".equals(request.operation()) &amp;&amp; MonitorRequestHook.serveDynamic(this, request)) return;
+ * </pre>
+ *
  * so that a remote monitor request reaches {@link MonitorRequests} on the ORB thread serving it, after the
  * ORB's interceptors bound the request's thread class. {@link MonitorRequestHook} is on the bootstrap class
  * path, reachable from every loader. Every other operation costs one string comparison.
@@ -43,6 +50,10 @@ public final class ServantInvokePatch implements ClassFileTransformer {
     static final String INVOKE_DESC = "(Ljava/lang/String;Lorg/omg/CORBA/portable/InputStream;"
             + "Lorg/omg/CORBA/portable/ResponseHandler;)Lorg/omg/CORBA/portable/OutputStream;";
     private static final byte[] INVOKE_DESC_BYTES = INVOKE_DESC.getBytes(StandardCharsets.UTF_8);
+    /** {@code DynamicImplementation.invoke(ServerRequest)}: DSI servants. */
+    static final String DSI_INVOKE = "invoke";
+    static final String DSI_INVOKE_DESC = "(Lorg/omg/CORBA/ServerRequest;)V";
+    private static final byte[] DSI_INVOKE_DESC_BYTES = DSI_INVOKE_DESC.getBytes(StandardCharsets.UTF_8);
     /** Built at run time so that the agent's shading never rewrites it. */
     private static final String HOOK = String.join("/", "org", "dthreads", "iiop", "internal", "MonitorRequestHook");
     private static final String HOOK_DESC = "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;";
@@ -61,7 +72,8 @@ public final class ServantInvokePatch implements ClassFileTransformer {
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
             ProtectionDomain domain, byte[] bytes) {
         if (className == null || bytes == null || !(ORB_TIES.contains(className) || scope.test(className))
-                || className.startsWith("org/dthreads/") || !contains(bytes, INVOKE_DESC_BYTES)) {
+                || className.startsWith("org/dthreads/")
+                || !contains(bytes, INVOKE_DESC_BYTES) && !contains(bytes, DSI_INVOKE_DESC_BYTES)) {
             return null;
         }
         try {
@@ -94,12 +106,18 @@ public final class ServantInvokePatch implements ClassFileTransformer {
             public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
                     String[] exceptions) {
                 MethodVisitor mv = super.visitMethod(access, name, descriptor, signature, exceptions);
-                if (!name.equals(INVOKE) || !descriptor.equals(INVOKE_DESC)
-                        || (access & (Opcodes.ACC_STATIC | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
+                if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
+                    return mv;
+                }
+                boolean frames = (version & 0xFFFF) >= Opcodes.V1_6;
+                if (name.equals(DSI_INVOKE) && descriptor.equals(DSI_INVOKE_DESC)) {
+                    patched[0] = true;
+                    return dsiPrologue(mv, frames);
+                }
+                if (!name.equals(INVOKE) || !descriptor.equals(INVOKE_DESC)) {
                     return mv;
                 }
                 patched[0] = true;
-                boolean frames = (version & 0xFFFF) >= Opcodes.V1_6;
                 return new MethodVisitor(Opcodes.ASM9, mv) {
                     @Override
                     public void visitCode() {
@@ -136,6 +154,39 @@ public final class ServantInvokePatch implements ClassFileTransformer {
         }, 0);
         return patched[0] ? writer.toByteArray() : null;
     }
+
+    /**
+     * The prologue of a DSI servant's {@code invoke(ServerRequest request)}:
+     * {@code if ("_dthreads_monitor".equals(request.operation()) && MonitorRequestHook.serveDynamic(this, request)) return;}
+     */
+    private static MethodVisitor dsiPrologue(MethodVisitor mv, boolean frames) {
+        return new MethodVisitor(Opcodes.ASM9, mv) {
+            @Override
+            public void visitCode() {
+                super.visitCode();
+                Label notOurs = new Label();
+                super.visitLdcInsn(MonitorRequestHook.OPERATION);
+                super.visitVarInsn(Opcodes.ALOAD, 1);
+                super.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "org/omg/CORBA/ServerRequest", "operation",
+                        "()Ljava/lang/String;", false);
+                super.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "java/lang/String", "equals", "(Ljava/lang/Object;)Z",
+                        false);
+                super.visitJumpInsn(Opcodes.IFEQ, notOurs);
+                super.visitVarInsn(Opcodes.ALOAD, 0);
+                super.visitVarInsn(Opcodes.ALOAD, 1);
+                super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "serveDynamic", DSI_HOOK_DESC, false);
+                super.visitJumpInsn(Opcodes.IFEQ, notOurs);
+                super.visitInsn(Opcodes.RETURN);
+                super.visitLabel(notOurs);
+                if (frames) {
+                    super.visitFrame(Opcodes.F_SAME, 0, null, 0, null);
+                }
+                super.visitInsn(Opcodes.NOP); // the original code may start with a frame of its own
+            }
+        };
+    }
+
+    private static final String DSI_HOOK_DESC = "(Ljava/lang/Object;Ljava/lang/Object;)Z";
 
     /**
      * Whether class file {@code haystack} has the constant {@code needle} (a method declaring it as its

@@ -24,7 +24,8 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  *
  * <h2>What guards what</h2>
  * <ul>
- *   <li>{@link #SUSPENDED} (thread -> its actor while in an outgoing call), {@link #WAITS_BY_CLASS}
+ *   <li>{@link #SUSPENDED} (thread -> its actor while in an outgoing call; see {@link SuspendedThreads}:
+ *       it retains no dead thread), {@link #WAITS_BY_CLASS}
  *       (class -> its pending emulated waits here), {@link #ORPHANS_BY_CLASS} (class -> monitors where
  *       orphans of it park): concurrent maps with concurrent key sets; no lock of ours is held while they are
  *       used. A set emptied and removed ({@code remove(k, set)}) may still receive an add from a racing
@@ -45,8 +46,6 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  * outcome before deciding whether the interrupt is still its own.
  */
 final class InterruptRouting {
-    /** Threads blocked in outgoing remote calls, for interrupt routing. */
-    static final Map<Thread, Actor> SUSPENDED = new ConcurrentHashMap<>();
     /** Pending emulated waits by class, for interrupt routing. */
     static final Map<Long, Set<WaitNode>> WAITS_BY_CLASS = new ConcurrentHashMap<>();
     /** Monitors where orphans of a class are parked, woken when a thread of the class suspends. */
@@ -54,6 +53,8 @@ final class InterruptRouting {
     /** How many suspended actors keep an interrupt for their class: lets waits skip the look-up. */
     static final AtomicInteger PENDING_CLASS_INTERRUPTS =
             new AtomicInteger();
+    /** Threads blocked in outgoing remote calls, for interrupt routing (a dead thread is not retained). */
+    static final SuspendedThreads SUSPENDED = new SuspendedThreads(PENDING_CLASS_INTERRUPTS);
 
     private InterruptRouting() {}
 
@@ -151,24 +152,72 @@ final class InterruptRouting {
     }
 
     /**
-     * An INTERRUPT request for {@code cls} reached this site: interrupt its wait here, or pass it on along
-     * the most recent outgoing call of the class from here (the chain's next hop).
+     * An INTERRUPT request for {@code cls} reached this site from the network: interrupt its wait here, or pass
+     * it on along the most recent outgoing call of the class from here (the chain's next hop).
+     *
+     * <p>The causality gate (issue 15 §4): an interrupt travels down a call chain, so it may reach only what
+     * the class does here <em>because a call brought it here</em>: a wait or an outgoing call of a thread
+     * bound to the class (a server thread serving the chain, or a binding of the application), or a remote
+     * holder's wait under its lease. The class's own home thread, waiting or calling out on its own, is
+     * never interrupted or forwarded for from the network; neither is anything of a class born here while
+     * none of its threads here is in an outgoing call (its activity is here, so no chain can come back to
+     * it). A request that finds only such waits or calls is refused with IMSE (logged with the peer by the
+     * caller); one that finds nothing of the class answers NOT_DELIVERED (a wait that just ended).
      */
     static long interruptHere(long cls, long hopsLeft) {
-        if (interruptWaitOf(cls, null)) {
-            return DELIVERED;
+        if (ThreadClass.siteId(cls) == KernelLink.siteId() && !suspendedHere(cls)) {
+            if (WAITS_BY_CLASS.containsKey(cls)) {
+                throw refusedInterrupt(cls);
+            }
+            return NOT_DELIVERED;
+        }
+        boolean refused = false;
+        Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
+        if (waits != null) {
+            for (WaitNode w : waits) {
+                if (w.state == WaitNode.WAITING) {
+                    if (w.servesChain) {
+                        w.thread.interrupt();
+                        return DELIVERED;
+                    }
+                    refused = true;
+                }
+            }
         }
         Actor deepest = null;
-        for (Actor a : SUSPENDED.values()) {
-            if (a.outgoingClass == cls && a.outgoingCalls > 0 && a.outgoingTarget != null
-                    && (deepest == null || a.suspendedAtNanos - deepest.suspendedAtNanos > 0)) {
+        for (SuspendedThreads.Entry e : SUSPENDED.entries()) {
+            Actor a = e.get();
+            if (a == null || a.outgoingClass != cls || a.outgoingCalls <= 0 || a.outgoingTarget == null) {
+                continue;
+            }
+            if (!e.servesChain) {
+                refused = true;
+            } else if (deepest == null || a.suspendedAtNanos - deepest.suspendedAtNanos > 0) {
                 deepest = a;
             }
         }
         if (deepest == null) {
+            if (refused) {
+                throw refusedInterrupt(cls);
+            }
             return NOT_DELIVERED;
         }
-        return forward(deepest.outgoingTarget, cls, (int) Math.min(hopsLeft, INTERRUPT_HOPS));
+        Object target = deepest.outgoingTarget;
+        return target == null ? NOT_DELIVERED : forward(target, cls, (int) Math.min(hopsLeft, INTERRUPT_HOPS));
+    }
+
+    private static boolean suspendedHere(long cls) {
+        for (Actor a : SUSPENDED.values()) {
+            if (a.outgoingClass == cls && a.outgoingCalls > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static IllegalMonitorStateException refusedInterrupt(long cls) {
+        return new IllegalMonitorStateException("dthreads: no wait or outgoing call of " + ThreadClass.format(cls)
+                + " here serves a call chain; a remote interrupt reaches only those, never the class's home thread");
     }
 
     /** Takes an interrupt kept for {@code cls} (see {@link #interrupt}); true if there was one. */
@@ -203,7 +252,7 @@ final class InterruptRouting {
                 me.suspendedAtNanos = System.nanoTime();
             }
             me.beginOutgoingCall(cls);
-            SUSPENDED.put(me.thread, me);
+            SUSPENDED.put(me, KernelLink.boundClass() == cls);
             if (!ORPHANS_BY_CLASS.isEmpty()) {
                 Set<Monitor> monitors = ORPHANS_BY_CLASS.get(cls);
                 if (monitors != null) {
@@ -227,7 +276,7 @@ final class InterruptRouting {
                 return;
             }
             if (me.outgoingCalls == 0) {
-                SUSPENDED.remove(me.thread);
+                SUSPENDED.remove(me);
                 me.outgoingTarget = null;
                 CountDownLatch forward = me.interruptForward;
                 if (forward != null) {
@@ -268,6 +317,7 @@ final class InterruptRouting {
 
 
     static void waitStarted(WaitNode node) {
+        node.servesChain = node.actor instanceof LeaseActor || KernelLink.boundClass() == node.threadClass;
         WAITS_BY_CLASS.computeIfAbsent(node.threadClass, c -> ConcurrentHashMap.newKeySet()).add(node);
     }
 

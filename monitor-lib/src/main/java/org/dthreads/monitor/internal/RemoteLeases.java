@@ -5,7 +5,6 @@ import static org.dthreads.monitor.internal.MonitorRuntime.*;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
@@ -71,7 +70,7 @@ final class RemoteLeases {
             }
             long token;
             do {
-                token = ThreadLocalRandom.current().nextLong();
+                token = LeaseTokens.next(); // unpredictable from seen tokens (issue 15 §4)
             } while (token == 0 || LEASES.containsKey(token));
             long granted = LeaseBounds.atSite(leaseMillis, peer, LeaseBounds.MAX_LEASE_MILLIS); // issue 15 §2
             LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(granted));

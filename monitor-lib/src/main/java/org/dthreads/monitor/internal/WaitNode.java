@@ -16,6 +16,12 @@ final class WaitNode {
     final long threadClass;
     final Thread thread;
     volatile int state;
+    /**
+     * The waiter acts for {@link #threadClass} on behalf of the network (a lease, or a thread bound to the
+     * class: it serves a call chain), not as the class's home thread: only such a wait may be interrupted by a
+     * remote INTERRUPT. Written by the waiter before the node is published in {@code WAITS_BY_CLASS}.
+     */
+    boolean servesChain;
     int savedDepth;
     Activation savedActivations;
 
