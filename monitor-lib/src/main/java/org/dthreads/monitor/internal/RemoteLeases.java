@@ -155,7 +155,8 @@ final class RemoteLeases {
     private static long serveChecked(Object target, int op, long cls, long token, long arg, int nanos, String peer)
             throws InterruptedException {
         if (target != null && op != RemoteMonitorSite.EXIT && op != RemoteMonitorSite.RENEW
-                && op != RemoteMonitorSite.INTERRUPT && op != RemoteMonitorSite.PROBE && !RemotePolicy.SITE.allows(target.getClass().getName())) {
+                && op != RemoteMonitorSite.INTERRUPT && op != RemoteMonitorSite.PROBE
+                && !RemotePolicy.SITE.allows(target.getClass().getName())) {
             LOG.warn("remote-op-policy", "dthreads: refused remote monitor operation " + op + " from " + peer + " on "
                     + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
             throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the site refuses remote monitor operations on "
