@@ -24,7 +24,8 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  * (class C blocked here on a monitor owned by class D: chase D). Reaching an edge owned by the initiator closes
  * the cycle. A chased class that is not blocked here but is away in an outgoing remote call (a call chain that
  * went on, or an entry of a remote object's monitor) is chased at the site of that call's target, which is
- * exactly where the class runs now. Hops are bounded ({@link #MAX_HOPS}); a site visits each class once per
+ * exactly where the class runs now; one that runs here (owns a monitor through a thread not in a call) and is
+ * blocked on none ends the chase. Hops are bounded ({@link #MAX_HOPS}); a site visits each class once per
  * probe. The answer is a number: 0 if no cycle, else how many sites the cycle's chase crossed.
  *
  * <h2>Confirmation and logging</h2>
@@ -42,8 +43,8 @@ public final class DeadlockProbe {
 
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(DeadlockProbe.class);
     private static final Object SNAPSHOT_LOCK = new Object();
-    private static List<WaitEdge> edges;
-    private static long edgesTakenAt;
+    private static SiteSnapshot snapshot;
+    private static long takenAt;
 
     private DeadlockProbe() {}
 
@@ -58,7 +59,7 @@ public final class DeadlockProbe {
      */
     public static long serve(long chased, long initiator, long flags, long hopsLeft) {
         try {
-            Chase c = chase(recentEdges(), chased, initiator, flags, (int) Math.min(hopsLeft, MAX_HOPS));
+            Chase c = chase(recentSnapshot(), chased, initiator, flags, (int) Math.min(hopsLeft, MAX_HOPS));
             if (c.sites > 0 && (flags & CONFIRM) != 0) {
                 DeadlockLog.part(c.path, initiator, c.sites);
             }
@@ -79,7 +80,7 @@ public final class DeadlockProbe {
      *
      * @return the chase; {@code sites} is 0 if it found no cycle
      */
-    static Chase start(List<WaitEdge> edges, WaitEdge start, long flags) {
+    static Chase start(SiteSnapshot site, WaitEdge start, long flags) {
         long initiator = start.waiterClass();
         if (start.ownerClass() == ThreadClass.NONE) {
             // blocked on a remote object's monitor: the class itself is chased at the object's site
@@ -88,18 +89,28 @@ public final class DeadlockProbe {
         }
         Set<Long> visited = new HashSet<>(List.of(initiator, start.ownerClass()));
         List<WaitEdge> path = new ArrayList<>(List.of(start));
-        return dfs(byWaiter(edges), start.ownerClass(), initiator, flags, MAX_HOPS, path, visited);
+        return dfs(new Graph(site), start.ownerClass(), initiator, flags, MAX_HOPS, path, visited);
     }
 
-    static Chase chase(List<WaitEdge> edges, long chased, long initiator, long flags, int hopsLeft) {
+    static Chase chase(SiteSnapshot site, long chased, long initiator, long flags, int hopsLeft) {
         Set<Long> visited = new HashSet<>(List.of(chased));
-        return dfs(byWaiter(edges), chased, initiator, flags, hopsLeft, new ArrayList<>(), visited);
+        return dfs(new Graph(site), chased, initiator, flags, hopsLeft, new ArrayList<>(), visited);
     }
 
-    private static Chase dfs(Map<Long, List<WaitEdge>> out, long cls, long initiator, long flags, int hopsLeft,
-            List<WaitEdge> path, Set<Long> visited) {
-        List<WaitEdge> next = out.get(cls);
+    /** A snapshot's edges between two known classes that can be part of a cycle, by waiting class. */
+    private record Graph(Map<Long, List<WaitEdge>> out, Set<Long> running) {
+        Graph(SiteSnapshot site) {
+            this(byWaiter(site.edges), site.runningOwnerClasses());
+        }
+    }
+
+    private static Chase dfs(Graph g, long cls, long initiator, long flags, int hopsLeft, List<WaitEdge> path,
+            Set<Long> visited) {
+        List<WaitEdge> next = g.out.get(cls);
         if (next == null) {
+            if (g.running.contains(cls)) {
+                return Chase.NONE; // it runs here, blocked on no monitor: no deadlock through it
+            }
             // not blocked here: away in an outgoing call (a chain that went on, or a remote monitor's entry)?
             Object target = DiagnosticRows.outgoingTargetOf(cls);
             if (target == null || hopsLeft <= 0) {
@@ -114,7 +125,7 @@ public final class DeadlockProbe {
                 return new Chase(List.copyOf(path), 1);
             }
             if (visited.add(e.ownerClass())) {
-                Chase c = dfs(out, e.ownerClass(), initiator, flags, hopsLeft, path, visited);
+                Chase c = dfs(g, e.ownerClass(), initiator, flags, hopsLeft, path, visited);
                 if (c.sites > 0) {
                     return c;
                 }
@@ -124,7 +135,6 @@ public final class DeadlockProbe {
         return Chase.NONE;
     }
 
-    /** Edges between two known classes that can be part of a cycle, by waiting class. */
     private static Map<Long, List<WaitEdge>> byWaiter(List<WaitEdge> edges) {
         Map<Long, List<WaitEdge>> out = new HashMap<>();
         for (WaitEdge e : edges) {
@@ -159,15 +169,15 @@ public final class DeadlockProbe {
         }
     }
 
-    /** This site's edges, from a snapshot at most {@link #SNAPSHOT_MILLIS} old. */
-    static List<WaitEdge> recentEdges() {
+    /** This site's state, from a snapshot at most {@link #SNAPSHOT_MILLIS} old. */
+    static SiteSnapshot recentSnapshot() {
         synchronized (SNAPSHOT_LOCK) {
             long now = System.nanoTime();
-            if (edges == null || now - edgesTakenAt > SNAPSHOT_MILLIS * 1_000_000L) {
-                edges = SiteSnapshot.take().edges;
-                edgesTakenAt = now;
+            if (snapshot == null || now - takenAt > SNAPSHOT_MILLIS * 1_000_000L) {
+                snapshot = SiteSnapshot.take();
+                takenAt = now;
             }
-            return edges;
+            return snapshot;
         }
     }
 }

@@ -114,7 +114,8 @@ public final class DeadlockWatch implements Runnable {
 
     /** One round: note the edges' ages, then look for cycles through the edges older than the threshold. */
     void check() throws InterruptedException {
-        List<WaitEdge> edges = SiteSnapshot.take().edges;
+        SiteSnapshot site = SiteSnapshot.take();
+        List<WaitEdge> edges = site.edges;
         long now = System.nanoTime();
         Set<String> present = new HashSet<>();
         Set<String> old = new HashSet<>();
@@ -141,10 +142,11 @@ public final class DeadlockWatch implements Runnable {
             if (old.contains(e.identity()) && !onLocalCycle.contains(e.identity()) && probeable(e)
                     && now - probedAt.getOrDefault(e.identity(), now - thresholdNanos) >= thresholdNanos) {
                 probedAt.put(e.identity(), now);
-                DeadlockProbe.Chase found = DeadlockProbe.start(edges, e, 0L);
+                DeadlockProbe.Chase found = DeadlockProbe.start(site, e, 0L);
                 if (found.sites() > 1) {
                     TimeUnit.MILLISECONDS.sleep(DeadlockProbe.SNAPSHOT_MILLIS);
-                    DeadlockProbe.Chase confirmed = DeadlockProbe.start(DeadlockProbe.recentEdges(), e, DeadlockProbe.CONFIRM);
+                    DeadlockProbe.Chase confirmed = DeadlockProbe.start(DeadlockProbe.recentSnapshot(), e,
+                            DeadlockProbe.CONFIRM);
                     if (confirmed.sites() > 1) {
                         DeadlockLog.part(confirmed.path(), e.waiterClass(), confirmed.sites());
                     }
