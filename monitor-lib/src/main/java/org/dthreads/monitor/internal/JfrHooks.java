@@ -5,7 +5,8 @@ import org.dthreads.monitor.internal.jfr.MonitorEvents;
 /**
  * The monitor runtime's side of the JFR events ({@link MonitorEvents}): reads what an event needs from the
  * package-private monitor state, only once the event is known to be enabled. Called from {@link Monitor} where an
- * entrant is about to park and where a wait begins and ends; never on an uncontended path. Never throws.
+ * entrant is about to park and where a wait begins and ends, and from {@link RemoteReference} around a remote
+ * monitor's ENTER; never on an uncontended path. Never throws.
  */
 final class JfrHooks {
     private JfrHooks() {}
@@ -20,6 +21,20 @@ final class JfrHooks {
                     h == null ? 0L : h.threadClass, owner instanceof LeaseActor lease ? lease.peer : null);
         }
         return event;
+    }
+
+    /** A class entered a remote object's monitor through its stub: the owner is at the object's site, unknown here. */
+    static void remoteEntered(Object event, Object stub, long cls, org.dthreads.monitor.spi.RemoteMonitorTransport t) {
+        if (event != null) {
+            String site;
+            try {
+                site = t.describe(stub);
+            } catch (RuntimeException e) {
+                site = "?";
+            }
+            MonitorEvents.enterOwner(event, stub, System.identityHashCode(stub), cls, null, 0L, site);
+            MonitorEvents.entered(event);
+        }
     }
 
     /** The wait of {@code node} has ended and the monitor is held again. */

@@ -11,7 +11,9 @@ import jdk.jfr.Threshold;
 /**
  * An entry into an emulated monitor that had to park: the equivalent of {@code jdk.JavaMonitorEnter}, which the
  * JVM cannot emit for a monitor it no longer sees. The duration runs from the first park to the acquisition; the
- * owner is the one found when the thread began to block. Threshold 20 ms by default, as the JDK's default
+ * owner is the one found when the thread began to block. A remote object's monitor entered through its stub
+ * ({@code synchronized (stub)}) is recorded too, from the ENTER request to the grant, its owner unknown here.
+ * Threshold 20 ms by default, as the JDK's default
  * settings have for its own event. Built only by {@link MonitorEvents}.
  */
 @Name("org.dthreads.MonitorEnter")
@@ -41,7 +43,8 @@ final class MonitorEnterEvent extends Event {
     String ownerClass;
 
     @Label("Owner Site")
-    @Description("For a monitor held by a remote class: the peer holding the lease; empty otherwise")
+    @Description("A remote object's monitor entered through its stub: the object and its site (the owner is known"
+            + " there); a local monitor held by a remote class: the peer holding the lease; empty otherwise")
     String ownerSite;
 
     /** The classes as numbers until the event is committed: formatting them is left to events worth keeping. */
