@@ -31,6 +31,7 @@ public final class DThreadsAgent {
     public static void premain(String args, Instrumentation inst) {
         start(args, inst);
         DiagnosticsHook.registerIfWanted(); // never throws
+        DiagnosticsHook.startDeadlockWatchIfWanted(); // never throws
     }
 
     public static void agentmain(String args, Instrumentation inst) {

@@ -12,6 +12,7 @@ final class DiagnosticsHook {
     /** The agent option of the diagnostic attach. */
     static final String ATTACH_OPTION = "dthreads-mbean";
     private static final String REGISTRATION = "org.dthreads.monitor.internal.diagnostics.MonitorsMBeanRegistration";
+    private static final String WATCH = "org.dthreads.monitor.internal.diagnostics.DeadlockWatch";
 
     private DiagnosticsHook() {}
 
@@ -37,6 +38,21 @@ final class DiagnosticsHook {
         } catch (RuntimeException | Error denied) {
             System.getLogger(DiagnosticsHook.class.getName()).log(System.Logger.Level.WARNING,
                     "dthreads: the MBean org.dthreads:type=Monitors is not registered at start-up: " + denied);
+        }
+    }
+
+    /**
+     * At start-up: starts the automatic deadlock check if {@code -Ddthreads.deadlock.detect} asks for it (nothing
+     * is loaded otherwise). Never throws.
+     */
+    static void startDeadlockWatchIfWanted() {
+        try {
+            if (System.getProperty("dthreads.deadlock.detect") != null) {
+                Class.forName(WATCH, true, null).getMethod("startIfConfigured").invoke(null);
+            }
+        } catch (ReflectiveOperationException | RuntimeException | Error e) {
+            System.getLogger(DiagnosticsHook.class.getName()).log(System.Logger.Level.WARNING,
+                    "dthreads: the automatic deadlock check did not start: " + e);
         }
     }
 

@@ -176,7 +176,7 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         } catch (IllegalMonitorStateException e) {
             return Outcome.error(MonitorWire.ILLEGAL_MONITOR_STATE, message(e));
         } catch (IllegalArgumentException e) {
-            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.INTERRUPT) {
+            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.PROBE) {
                 LOG.warn("unknown-monitor-op", "dthreads: " + MonitorRequestHook.OPERATION + " request with unknown"
                         + " operation code " + op + " answered with an error");
             }

@@ -72,4 +72,23 @@ public final class DiagnosticRows {
         }
         return out;
     }
+
+    /**
+     * Where class {@code cls} went from here: the target (a stub) of the most recent outgoing call of a thread of
+     * this site acting for it, the next hop of its call chain; null if no thread here is in an outgoing call for
+     * it, or the adapter did not say where.
+     *
+     * @param cls the class
+     * @return the stub, or null
+     */
+    public static Object outgoingTargetOf(long cls) {
+        Actor deepest = null;
+        for (Actor a : MonitorRuntime.suspendedActors()) {
+            if (a.outgoingClass == cls && a.outgoingCalls > 0 && a.outgoingTarget != null
+                    && (deepest == null || a.suspendedAtNanos - deepest.suspendedAtNanos > 0)) {
+                deepest = a;
+            }
+        }
+        return deepest == null ? null : deepest.outgoingTarget;
+    }
 }

@@ -3,6 +3,7 @@ package org.dthreads.monitor.internal;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
+import org.dthreads.monitor.internal.jfr.MonitorEvents;
 
 /**
  * The emulated monitor of one object: owned by a thread equivalence class, re-entrant, with a wait set.
@@ -178,6 +179,7 @@ final class Monitor extends WaitSet {
             }
         }
         Entrant node = null;
+        Object jfr = null;
         boolean interrupted = false;
         try {
             for (;;) {
@@ -187,6 +189,7 @@ final class Monitor extends WaitSet {
                 }
                 if (node == null) {
                     node = enqueue(Thread.currentThread(), cls);
+                    jfr = JfrHooks.enterBlocked(this, key, cls);
                     continue; // re-check after publishing the entrant (see "No lost wake-up")
                 }
                 if (node.orphan != (outcome == BLOCKED_ORPHAN)) {
@@ -209,7 +212,7 @@ final class Monitor extends WaitSet {
                     // bookkeeping only; must not fail an enter that has acquired (see finishEntry)
                 }
             }
-            finishEntry(node, interrupted);
+            finishEntry(node, interrupted, jfr);
         }
     }
 
@@ -218,11 +221,12 @@ final class Monitor extends WaitSet {
      * would leave the caller owning a monitor it believes it failed to enter): a failure leaves a stale
      * queue node, which costs spurious wake-ups only.
      */
-    private void finishEntry(Entrant node, boolean interrupted) {
+    private void finishEntry(Entrant node, boolean interrupted, Object jfr) {
         try {
             if (node != null) {
                 dequeue(node);
             }
+            MonitorEvents.entered(jfr);
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -479,6 +483,7 @@ final class Monitor extends WaitSet {
      * caller throws), NOTIFIED or TIMED_OUT (which {@code Object.wait} does not tell apart). {@code timeoutNanos <= 0} means no timeout.
      */
     int waitOn(Actor me, long cls, Object key, long timeoutNanos, int begun) {
+        Object jfr = MonitorEvents.waitBegins();
         Thread self = Thread.currentThread();
         WaitNode node = new WaitNode(me, cls, self);
         addWaiter(node); // counts the wait in awaiting until waitDone
@@ -520,6 +525,7 @@ final class Monitor extends WaitSet {
         if (begun == TOOK_OVER) {
             handBackIfEmpty(me);
         }
+        JfrHooks.waited(jfr, this, key, node, timeoutNanos, notified, interrupted);
         if (interrupted && !notified) {
             if (interruptedWhileReacquiring) {
                 self.interrupt();

@@ -154,7 +154,8 @@ final class RemoteLeases {
     private static long serveChecked(Object target, int op, long cls, long token, long arg, int nanos, String peer)
             throws InterruptedException {
         if (target != null && op != RemoteMonitorSite.EXIT && op != RemoteMonitorSite.RENEW
-                && op != RemoteMonitorSite.INTERRUPT && !RemotePolicy.SITE.allows(target.getClass().getName())) {
+                && op != RemoteMonitorSite.INTERRUPT && op != RemoteMonitorSite.PROBE
+                && !RemotePolicy.SITE.allows(target.getClass().getName())) {
             LOG.warn("remote-op-policy", "dthreads: refused remote monitor operation " + op + " from " + peer + " on "
                     + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
             throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the site refuses remote monitor operations on "
@@ -218,6 +219,9 @@ final class RemoteLeases {
             }
             case RemoteMonitorSite.INTERRUPT -> {
                 return InterruptRouting.interruptHere(cls, arg);
+            }
+            case RemoteMonitorSite.PROBE -> {
+                return org.dthreads.monitor.internal.diagnostics.DeadlockProbe.serve(cls, arg, token, nanos);
             }
             default -> throw new IllegalArgumentException("dthreads: unknown remote monitor operation " + op);
         }

@@ -101,9 +101,11 @@ final class RemoteReference {
         }
         RemoteMonitorTransport t;
         long token;
+        Object jfr = org.dthreads.monitor.internal.jfr.MonitorEvents.enterBlocked();
         try {
             t = transport(key);
             token = callUninterruptibly(t, key, RemoteMonitorSite.ENTER, cls, 0L, LEASE_MILLIS, 0);
+            JfrHooks.remoteEntered(jfr, key, cls, t);
         } finally {
             synchronized (this) {
                 entering.remove(Long.valueOf(cls));

@@ -24,6 +24,8 @@ final class WaitNode {
     boolean servesChain;
     int savedDepth;
     Activation savedActivations;
+    /** The thread whose notify moved {@link #state} to NOTIFIED (for the JFR wait event); under the queue lock. */
+    Thread notifier;
 
     WaitNode(Actor actor, long threadClass, Thread thread) {
         this.actor = actor;

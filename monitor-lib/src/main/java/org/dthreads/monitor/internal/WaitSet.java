@@ -72,6 +72,7 @@ abstract class WaitSet extends EntrantQueue {
             WaitNode w = waitSet == null ? null : waitSet.pollFirst();
             if (w != null) {
                 w.state = WaitNode.NOTIFIED;
+                w.notifier = Thread.currentThread();
                 waiting = waiting - 1;
                 LockSupport.unpark(w.thread);
                 return true;
@@ -87,6 +88,7 @@ abstract class WaitSet extends EntrantQueue {
             }
             for (WaitNode w; (w = waitSet.pollFirst()) != null; ) {
                 w.state = WaitNode.NOTIFIED;
+                w.notifier = Thread.currentThread();
                 waiting = waiting - 1;
                 LockSupport.unpark(w.thread);
             }

@@ -49,6 +49,13 @@ public final class RemoteMonitorSite {
     public static final int HOLDS = 7;
     /** Interrupts the class's pending wait at the site; returns 1 if one was interrupted. */
     public static final int INTERRUPT = 8;
+    /**
+     * A deadlock probe (issue 17, the automatic check): {@code threadClass} is the class chased, {@code arg} the
+     * class that started the probe, {@code token} its flags, {@code nanos} the hops left; returns how many sites
+     * the chase crossed from this one to close a cycle back to the starting class, 0 if none. Diagnostic only: it
+     * changes no monitor, and the target only addresses the site.
+     */
+    public static final int PROBE = 9;
 
     /** Default lease: a holder that neither operates nor renews for this long loses the monitor. */
     public static final long DEFAULT_LEASE_MILLIS = 30_000L;
@@ -67,7 +74,7 @@ public final class RemoteMonitorSite {
      * this site (its class is not rewritten) cannot be entered remotely: {@link org.dthreads.monitor.RemoteMonitorException}.
      *
      * @param target the local object (the servant or exported remote object); ignored by RENEW and INTERRUPT
-     * @param op the operation, {@link #ENTER} to {@link #INTERRUPT}
+     * @param op the operation, {@link #ENTER} to {@link #PROBE}
      * @param threadClass the caller's thread equivalence class
      * @param token the caller's lease token, or 0
      * @param arg lease milliseconds (ENTER), wait milliseconds (WAIT), else 0

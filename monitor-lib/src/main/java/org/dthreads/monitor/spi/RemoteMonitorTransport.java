@@ -35,7 +35,7 @@ public interface RemoteMonitorTransport {
      * @param op one of {@link RemoteMonitorSite#ENTER}, {@link RemoteMonitorSite#EXIT},
      *        {@link RemoteMonitorSite#WAIT}, {@link RemoteMonitorSite#NOTIFY},
      *        {@link RemoteMonitorSite#NOTIFY_ALL}, {@link RemoteMonitorSite#RENEW},
-     *        {@link RemoteMonitorSite#HOLDS}, {@link RemoteMonitorSite#INTERRUPT}
+     *        {@link RemoteMonitorSite#HOLDS}, {@link RemoteMonitorSite#INTERRUPT}, {@link RemoteMonitorSite#PROBE}
      * @param threadClass the calling thread's equivalence class
      * @param token the lease token, or 0 when the class holds no lease on this reference
      * @param arg the lease duration (ENTER) or wait timeout in milliseconds (WAIT); 0 otherwise

@@ -106,6 +106,21 @@ final class SiteSnapshot {
         }
     }
 
+    /**
+     * The classes that own an emulated monitor here through a thread that is not in an outgoing call: they run
+     * here (a deadlock probe that reaches one of them, not blocked here, stops: it is not blocked anywhere).
+     */
+    java.util.Set<Long> runningOwnerClasses() {
+        java.util.Set<Long> out = new java.util.HashSet<>();
+        for (Object[] r : emulated) {
+            Thread owner = (Thread) r[3];
+            if (owner != null && !suspended.containsKey(owner)) {
+                out.add((Long) r[2]);
+            }
+        }
+        return out;
+    }
+
     /** The owning thread, and whether it is away in an outgoing remote call (its class runs elsewhere). */
     private String describe(Thread owner) {
         return "thread \"" + owner.getName() + "\"" + (suspended.containsKey(owner) ? ", in an outgoing remote call" : "");
