@@ -62,6 +62,11 @@ public final class MonitorRewriter {
      * @param loader the defining loader (super-types are read through its resources); null for the boot loader
      */
     public static Result rewrite(byte[] classBytes, ClassLoader loader) {
+        return rewrite(classBytes, loader, MethodSelection.of(classBytes));
+    }
+
+    /** {@code selection}: the methods that may change; the others are copied as they are. */
+    static Result rewrite(byte[] classBytes, ClassLoader loader, MethodSelection selection) {
         try {
             ClassReader reader = new ClassReader(classBytes);
             if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
@@ -75,7 +80,10 @@ public final class MonitorRewriter {
             // Built from the reader so the original constant pool is kept, in order, and new entries are
             // appended: otherwise entries move past index 255 and every such ldc becomes a 3-byte ldc_w,
             // which grows large methods of classes without a single monitor and changes the JIT's inlining
-            // (measured: Rhino's interpreter loop, 1.25x slower with no monitor on its path).
+            // (measured: Rhino's interpreter loop, 1.25x slower with no monitor on its path). It also lets a
+            // method the selection leaves alone be copied as it is: its visitor is then the writer's own, and
+            // the reader hands it the method's bytes, frames and max sizes included (COMPUTE_FRAMES only applies
+            // to the methods visited instruction by instruction).
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_FRAMES) {
                 @Override
                 protected String getCommonSuperClass(String type1, String type2) {
@@ -92,8 +100,8 @@ public final class MonitorRewriter {
             // A synchronized native method takes the JVM's monitor of this (or of the class): the
             // class's instances and Class object must then stay native, so the other methods'
             // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
-            Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), counts,
-                    unrewritable, readVersion(reader), new MonitorMethods(hierarchy)),
+            Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), writer, selection,
+                    counts, unrewritable, readVersion(reader), new MonitorMethods(hierarchy)),
                     !hasSynchronizedNativeMethod(reader));
             ClassVisitor first = marker;
             if (needsPinnedSerialVersionUid(reader, hierarchy)) {
@@ -246,17 +254,25 @@ public final class MonitorRewriter {
         }
     }
 
-    /** Per method: JSR inlining, lowering of synchronized methods, block splitting, call rewriting. */
+    /**
+     * Per method the selection says may change: JSR inlining, lowering of synchronized methods, block splitting,
+     * call rewriting; every other method goes straight to the writer ({@code copy}), which copies its bytes.
+     */
     private static final class MethodRewriting extends ClassVisitor {
+        private final ClassVisitor copy;
+        private final MethodSelection selection;
+        private int methodIndex;
         private final int[] counts;
         private final java.util.List<String> unrewritable;
         private final int classVersion;
         private final MonitorMethods methods;
         private String owner;
 
-        MethodRewriting(ClassVisitor next, int[] counts, java.util.List<String> unrewritable, int classVersion,
-                MonitorMethods methods) {
+        MethodRewriting(ClassVisitor next, ClassVisitor copy, MethodSelection selection, int[] counts,
+                java.util.List<String> unrewritable, int classVersion, MonitorMethods methods) {
             super(Opcodes.ASM9, next);
+            this.copy = copy;
+            this.selection = selection;
             this.counts = counts;
             this.unrewritable = unrewritable;
             this.classVersion = classVersion;
@@ -271,6 +287,9 @@ public final class MonitorRewriter {
 
         @Override
         public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+            if (!selection.mayChange(methodIndex++)) {
+                return copy.visitMethod(access, name, descriptor, signature, exceptions);
+            }
             boolean lower = (access & Opcodes.ACC_SYNCHRONIZED) != 0
                     && (access & (Opcodes.ACC_NATIVE | Opcodes.ACC_ABSTRACT)) == 0;
             int newAccess = lower ? access & ~Opcodes.ACC_SYNCHRONIZED : access;
