@@ -33,6 +33,7 @@ public final class ClassScan {
     };
     private static final byte[][] WORDS = encode(REWRITER_WORDS);
     private static final boolean[] WORD_LENGTHS = lengths(WORDS);
+    private static final byte[] INIT = "<init>".getBytes(StandardCharsets.UTF_8);
     private static final byte[] CODE = "Code".getBytes(StandardCharsets.UTF_8);
     private static final byte[] ANNOTATIONS = "RuntimeVisibleAnnotations".getBytes(StandardCharsets.UTF_8);
     private static final int ACC_SYNCHRONIZED = 0x0020;
@@ -356,6 +357,9 @@ public final class ClassScan {
         int owner = constantOffsets[u2(constantOffsets[u2(p + 1)] + 1)];
         int nameAndType = constantOffsets[u2(p + 3)];
         int name = constantOffsets[u2(nameAndType + 1)];
+        if (!isWord(name + 3, u2(name + 1)) && !(utf8Is(name, INIT) && isWord(owner + 3, u2(owner + 1)))) {
+            return false; // most references: a length look-up or two (every target's name or owner is a word)
+        }
         int descriptor = constantOffsets[u2(nameAndType + 3)];
         for (Target t : TARGETS) {
             if (t.field() == field && utf8Is(name, t.name()) && (t.owner() == null || utf8Is(owner, t.owner()))

@@ -46,6 +46,11 @@ final class MethodSelection {
         }
     }
 
+    /** Whether this is {@link #all()}. */
+    boolean everyMethod() {
+        return selected == null;
+    }
+
     /** Whether the method at {@code index} (class-file order) may change. */
     boolean mayChange(int index) {
         return selected == null || index >= selected.length || selected[index];
