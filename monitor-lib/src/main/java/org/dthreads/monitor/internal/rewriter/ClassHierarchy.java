@@ -14,7 +14,11 @@ import org.objectweb.asm.Opcodes;
  * a rewriter running inside {@code ClassFileTransformer.transform} must not trigger class loading
  * (it could recurse, deadlock or load a class before it is rewritten).
  *
- * <p>Thread-safe; one instance per defining loader and rewrite (cheap to create).
+ * <p>Thread-safe; one instance per defining loader and rewrite (cheap to create). The super-types of
+ * {@code java/} types are also kept in one map shared by all instances ({@link #JDK}): only the JDK's own
+ * loaders may define a {@code java.*} class, so whichever loader asks reads the same class file, and every
+ * class rewritten asks again for the same few ({@code Object}, {@code Throwable}, {@code Serializable}); without
+ * it each rewrite read them anew through the loader's resources. Bounded by the JDK's {@code java.*} types.
  */
 final class ClassHierarchy {
 
@@ -27,10 +31,15 @@ final class ClassHierarchy {
 
     private record Info(String superName, String[] interfaces, boolean isInterface) {}
 
+    /** {@code java/} types' super-types, read once per JVM (see the class comment). */
+    private static final Map<String, Info> JDK = new ConcurrentHashMap<>();
+
     private final ClassLoader loader;
     private final Map<String, Info> cache = new ConcurrentHashMap<>();
     /** Declared methods ({@code name + descriptor}) by type, read only when a call's resolution needs them. */
     private final Map<String, java.util.Set<String>> methods = new ConcurrentHashMap<>();
+    /** The class being rewritten (its methods are read from it, when asked). */
+    private volatile ClassReader seeded;
 
     ClassHierarchy(ClassLoader loader) {
         this.loader = loader;
@@ -43,7 +52,7 @@ final class ClassHierarchy {
     void seed(ClassReader reader) {
         cache.put(reader.getClassName(), new Info(reader.getSuperName(), reader.getInterfaces(),
                 (reader.getAccess() & Opcodes.ACC_INTERFACE) != 0));
-        methods.put(reader.getClassName(), declaredMethods(reader));
+        seeded = reader;
     }
 
     /**
@@ -136,13 +145,21 @@ final class ClassHierarchy {
         if (type.startsWith("[")) {
             return new Info("java/lang/Object", new String[0], false);
         }
-        Info read = read(type);
+        boolean jdk = type.startsWith("java/");
+        Info read = jdk ? JDK.get(type) : null;
+        if (read == null) {
+            read = read(type);
+            if (jdk) {
+                JDK.put(type, read);
+            }
+        }
         cache.put(type, read);
         return read;
     }
 
     private java.util.Set<String> readMethods(String type) {
-        return declaredMethods(new ClassReader(bytes(type)));
+        ClassReader own = seeded;
+        return declaredMethods(own != null && own.getClassName().equals(type) ? own : new ClassReader(bytes(type)));
     }
 
     private static java.util.Set<String> declaredMethods(ClassReader reader) {

@@ -33,6 +33,7 @@ public final class ClassScan {
     };
     private static final byte[][] WORDS = encode(REWRITER_WORDS);
     private static final boolean[] WORD_LENGTHS = lengths(WORDS);
+    private static final byte[] INIT = "<init>".getBytes(StandardCharsets.UTF_8);
     private static final byte[] CODE = "Code".getBytes(StandardCharsets.UTF_8);
     private static final byte[] ANNOTATIONS = "RuntimeVisibleAnnotations".getBytes(StandardCharsets.UTF_8);
     private static final int ACC_SYNCHRONIZED = 0x0020;
@@ -48,6 +49,9 @@ public final class ClassScan {
     /** Constant-pool count; index of the Utf8 {@code RuntimeVisibleAnnotations} (0 if none). */
     final int constantPoolCount;
     final int annotationsNameIndex;
+    /** Offset of the class's {@code methods_count}; constant index of the Utf8 {@code Code} (0 if none). */
+    final int methodsOffset;
+    final int codeNameIndex;
     private final int[] constantOffsets; // per constant index: offset of its tag byte (0 for a long's second slot)
     private final int access;
     private final boolean needsRewriter;
@@ -99,6 +103,8 @@ public final class ClassScan {
         p += 2 + 2 * u2(p); // interfaces
         boolean[] monitors = {false};
         p = skipMembers(p, 0, false, monitors); // fields
+        this.methodsOffset = p;
+        this.codeNameIndex = codeIndex;
         p = skipMembers(p, codeIndex, true, monitors);
         this.classAttributesOffset = p;
         skipAttributes(p); // bounds-checks the rest
@@ -135,6 +141,8 @@ public final class ClassScan {
         this.classAttributesOffset = unmarked.classAttributesOffset;
         this.constantPoolCount = unmarked.constantPoolCount;
         this.annotationsNameIndex = unmarked.annotationsNameIndex;
+        this.methodsOffset = unmarked.methodsOffset;
+        this.codeNameIndex = unmarked.codeNameIndex;
         this.constantOffsets = unmarked.constantOffsets;
         this.access = unmarked.access;
         this.needsRewriter = true;
@@ -260,7 +268,7 @@ public final class ClassScan {
     }
 
     /** Instruction sizes by opcode; 0 for monitor, switch, wide and undefined opcodes (handled apart). */
-    private static final byte[] INSTRUCTION_SIZES = new byte[256];
+    static final byte[] INSTRUCTION_SIZES = new byte[256];
 
     static {
         java.util.Arrays.fill(INSTRUCTION_SIZES, 0, 0xCA, (byte) 1);
@@ -330,17 +338,33 @@ public final class ClassScan {
                         return true;
                     }
                 }
-            } else if (tag == 9 || tag == 10 || tag == 11) {
-                int owner = constantOffsets[u2(constantOffsets[u2(p + 1)] + 1)];
-                int nameAndType = constantOffsets[u2(p + 3)];
-                int name = constantOffsets[u2(nameAndType + 1)];
-                int descriptor = constantOffsets[u2(nameAndType + 3)];
-                for (Target t : TARGETS) {
-                    if (t.field() == (tag == 9) && utf8Is(name, t.name()) && (t.owner() == null || utf8Is(owner, t.owner()))
-                            && (t.descriptor() == null || utf8Is(descriptor, t.descriptor()))) {
-                        return true;
-                    }
-                }
+            } else if ((tag == 9 || tag == 10 || tag == 11) && isTargetReference(i)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The offset of constant {@code index}'s tag byte. */
+    int constantOffset(int index) {
+        return constantOffsets[index];
+    }
+
+    /** Whether the member reference (field, method or interface method) at {@code index} is one of {@link #TARGETS}. */
+    boolean isTargetReference(int index) {
+        int p = constantOffsets[index];
+        boolean field = bytes[p] == 9;
+        int owner = constantOffsets[u2(constantOffsets[u2(p + 1)] + 1)];
+        int nameAndType = constantOffsets[u2(p + 3)];
+        int name = constantOffsets[u2(nameAndType + 1)];
+        if (!isWord(name + 3, u2(name + 1)) && !(utf8Is(name, INIT) && isWord(owner + 3, u2(owner + 1)))) {
+            return false; // most references: a length look-up or two (every target's name or owner is a word)
+        }
+        int descriptor = constantOffsets[u2(nameAndType + 3)];
+        for (Target t : TARGETS) {
+            if (t.field() == field && utf8Is(name, t.name()) && (t.owner() == null || utf8Is(owner, t.owner()))
+                    && (t.descriptor() == null || utf8Is(descriptor, t.descriptor()))) {
+                return true;
             }
         }
         return false;

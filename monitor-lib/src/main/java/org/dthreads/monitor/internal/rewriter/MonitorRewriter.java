@@ -23,7 +23,7 @@ import org.objectweb.asm.tree.MethodNode;
  *       with a {@code synchronized native} method: that method takes the JVM's monitor (it stays
  *       native, flag kept), so the class's instances and {@code Class} object must stay native for
  *       its other, rewritten, methods to exclude it;</li>
- *   <li>per method, in tree form: {@link JSRInlinerAdapter} (old class files),
+ *   <li>per method, in tree form: {@link JSRInlinerAdapter} (class files older than Java 7, where {@code jsr} is legal),
  *       {@link MonitorCallRewriter} (every route to wait/notify/holdsLock/interrupt), then
  *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}.</li>
  * </ol>
@@ -62,12 +62,18 @@ public final class MonitorRewriter {
      * @param loader the defining loader (super-types are read through its resources); null for the boot loader
      */
     public static Result rewrite(byte[] classBytes, ClassLoader loader) {
+        return rewrite(classBytes, loader, MethodSelection.of(classBytes));
+    }
+
+    /** {@code selection}: the methods that may change; the others are copied as they are. */
+    static Result rewrite(byte[] classBytes, ClassLoader loader, MethodSelection selection) {
         try {
             ClassReader reader = new ClassReader(classBytes);
             if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
                 return skipped("module-info");
             }
-            if (carriesMarker(reader)) {
+            Facts facts = new Facts(reader);
+            if (facts.marker) {
                 return skipped("already rewritten");
             }
             ClassHierarchy hierarchy = new ClassHierarchy(loader);
@@ -75,7 +81,10 @@ public final class MonitorRewriter {
             // Built from the reader so the original constant pool is kept, in order, and new entries are
             // appended: otherwise entries move past index 255 and every such ldc becomes a 3-byte ldc_w,
             // which grows large methods of classes without a single monitor and changes the JIT's inlining
-            // (measured: Rhino's interpreter loop, 1.25x slower with no monitor on its path).
+            // (measured: Rhino's interpreter loop, 1.25x slower with no monitor on its path). It also lets a
+            // method the selection leaves alone be copied as it is: its visitor is then the writer's own, and
+            // the reader hands it the method's bytes, frames and max sizes included (COMPUTE_FRAMES only applies
+            // to the methods visited instruction by instruction).
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_FRAMES) {
                 @Override
                 protected String getCommonSuperClass(String type1, String type2) {
@@ -92,11 +101,11 @@ public final class MonitorRewriter {
             // A synchronized native method takes the JVM's monitor of this (or of the class): the
             // class's instances and Class object must then stay native, so the other methods'
             // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
-            Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), counts,
-                    unrewritable, readVersion(reader), new MonitorMethods(hierarchy)),
-                    !hasSynchronizedNativeMethod(reader));
+            Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), writer, selection,
+                    counts, unrewritable, readVersion(reader), new MonitorMethods(hierarchy)),
+                    !facts.synchronizedNative);
             ClassVisitor first = marker;
-            if (needsPinnedSerialVersionUid(reader, hierarchy)) {
+            if (needsPinnedSerialVersionUid(reader, facts, hierarchy)) {
                 first = new SerialVersionUIDAdder(Opcodes.ASM9, marker) {};
             }
             reader.accept(first, ClassReader.SKIP_FRAMES);
@@ -108,29 +117,42 @@ public final class MonitorRewriter {
         }
     }
 
-    private static boolean carriesMarker(ClassReader reader) {
-        boolean[] found = new boolean[1];
-        reader.accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public AnnotationVisitor visitAnnotation(String descriptor, boolean visible) {
-                found[0] |= REWRITTEN_DESCRIPTOR.equals(descriptor);
-                return null;
-            }
-        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        return found[0];
-    }
+    /** What the rewriter asks of the class before rewriting it, in one pass without code. */
+    private static final class Facts extends ClassVisitor {
+        boolean marker;
+        boolean synchronizedNative;
+        boolean synchronizedMethod; // not native
+        boolean explicitSerialVersionUid;
 
-    private static boolean hasSynchronizedNativeMethod(ClassReader reader) {
-        boolean[] found = new boolean[1];
-        reader.accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
-                int both = Opcodes.ACC_SYNCHRONIZED | Opcodes.ACC_NATIVE;
-                found[0] |= (access & both) == both;
-                return null;
+        Facts(ClassReader reader) {
+            super(Opcodes.ASM9);
+            reader.accept(this, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        }
+
+        @Override
+        public AnnotationVisitor visitAnnotation(String descriptor, boolean visible) {
+            marker |= REWRITTEN_DESCRIPTOR.equals(descriptor);
+            return null;
+        }
+
+        @Override
+        public org.objectweb.asm.FieldVisitor visitField(int access, String name, String descriptor, String signature,
+                Object value) {
+            explicitSerialVersionUid |= name.equals("serialVersionUID");
+            return null;
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+            if ((access & Opcodes.ACC_SYNCHRONIZED) != 0) {
+                if ((access & Opcodes.ACC_NATIVE) != 0) {
+                    synchronizedNative = true;
+                } else {
+                    synchronizedMethod = true;
+                }
             }
-        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        return found[0];
+            return null;
+        }
     }
 
     private static Result skipped(String reason) {
@@ -142,31 +164,12 @@ public final class MonitorRewriter {
     }
 
     /** Serializable, no explicit serialVersionUID, not an enum or record, and a synchronized method. */
-    private static boolean needsPinnedSerialVersionUid(ClassReader reader, ClassHierarchy hierarchy) {
+    private static boolean needsPinnedSerialVersionUid(ClassReader reader, Facts facts, ClassHierarchy hierarchy) {
         if ((reader.getAccess() & (Opcodes.ACC_INTERFACE | Opcodes.ACC_ENUM)) != 0
                 || "java/lang/Record".equals(reader.getSuperName())) {
             return false;
         }
-        boolean[] found = new boolean[2]; // [0] explicit UID, [1] synchronized method
-        reader.accept(new ClassVisitor(Opcodes.ASM9) {
-            @Override
-            public org.objectweb.asm.FieldVisitor visitField(int access, String name, String descriptor, String signature,
-                    Object value) {
-                if (name.equals("serialVersionUID")) {
-                    found[0] = true;
-                }
-                return null;
-            }
-
-            @Override
-            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
-                if ((access & Opcodes.ACC_SYNCHRONIZED) != 0 && (access & Opcodes.ACC_NATIVE) == 0) {
-                    found[1] = true;
-                }
-                return null;
-            }
-        }, ClassReader.SKIP_CODE);
-        if (found[0] || !found[1]) {
+        if (facts.explicitSerialVersionUid || !facts.synchronizedMethod) {
             return false;
         }
         String self = reader.getClassName();
@@ -246,17 +249,25 @@ public final class MonitorRewriter {
         }
     }
 
-    /** Per method: JSR inlining, lowering of synchronized methods, block splitting, call rewriting. */
+    /**
+     * Per method the selection says may change: JSR inlining, lowering of synchronized methods, block splitting,
+     * call rewriting; every other method goes straight to the writer ({@code copy}), which copies its bytes.
+     */
     private static final class MethodRewriting extends ClassVisitor {
+        private final ClassVisitor copy;
+        private final MethodSelection selection;
+        private int methodIndex;
         private final int[] counts;
         private final java.util.List<String> unrewritable;
         private final int classVersion;
         private final MonitorMethods methods;
         private String owner;
 
-        MethodRewriting(ClassVisitor next, int[] counts, java.util.List<String> unrewritable, int classVersion,
-                MonitorMethods methods) {
+        MethodRewriting(ClassVisitor next, ClassVisitor copy, MethodSelection selection, int[] counts,
+                java.util.List<String> unrewritable, int classVersion, MonitorMethods methods) {
             super(Opcodes.ASM9, next);
+            this.copy = copy;
+            this.selection = selection;
             this.counts = counts;
             this.unrewritable = unrewritable;
             this.classVersion = classVersion;
@@ -271,6 +282,9 @@ public final class MonitorRewriter {
 
         @Override
         public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exceptions) {
+            if (!selection.mayChange(methodIndex++)) {
+                return copy.visitMethod(access, name, descriptor, signature, exceptions);
+            }
             boolean lower = (access & Opcodes.ACC_SYNCHRONIZED) != 0
                     && (access & (Opcodes.ACC_NATIVE | Opcodes.ACC_ABSTRACT)) == 0;
             int newAccess = lower ? access & ~Opcodes.ACC_SYNCHRONIZED : access;
@@ -288,6 +302,11 @@ public final class MonitorRewriter {
                     accept(out);
                 }
             };
+            // jsr/ret are illegal from class file version 51 on, and the adapter builds a second tree of the method
+            // (all(): the path before the selection, kept exactly for the tests that compare with it)
+            if ((classVersion & 0xFFFF) >= Opcodes.V1_7 && !selection.everyMethod()) {
+                return tree;
+            }
             return new JSRInlinerAdapter(tree, access, name, descriptor, signature, exceptions);
         }
 

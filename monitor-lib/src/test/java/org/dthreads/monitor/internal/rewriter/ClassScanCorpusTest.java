@@ -275,7 +275,7 @@ class ClassScanCorpusTest {
     }
 
     /** Every method's instructions as ASM prints them, without frames and maxima, subroutines inlined. */
-    private static String code(byte[] bytes) {
+    static String code(byte[] bytes) {
         ClassNode node = new ClassNode();
         new ClassReader(bytes).accept(new ClassVisitor(Opcodes.ASM9, node) {
             @Override
@@ -297,7 +297,7 @@ class ClassScanCorpusTest {
         return out.toString();
     }
 
-    private static List<String> annotations(byte[] bytes) {
+    static List<String> annotations(byte[] bytes) {
         ClassNode node = new ClassNode();
         new ClassReader(bytes).accept(node, ClassReader.SKIP_CODE);
         List<String> out = new ArrayList<>();
@@ -315,7 +315,7 @@ class ClassScanCorpusTest {
         }
     }
 
-    private static File jarOf(URL resource) throws IOException {
+    static File jarOf(URL resource) throws IOException {
         assertTrue(resource != null && resource.getProtocol().equals("jar"), "the corpus jar is on the test class path");
         JarURLConnection connection = (JarURLConnection) resource.openConnection();
         connection.setUseCaches(false);
