@@ -335,6 +335,38 @@ final class Monitor {
         }
     }
 
+    /**
+     * Releases {@code levels} levels whose exits a stack overflow lost, for whichever actor holds the
+     * monitor; {@link LostExits} guarantees that the holder's thread does not touch the depth meanwhile.
+     * Every write comes after the last call, so a failure changes nothing. Wakes nobody (the caller does,
+     * after recording the payment). Returns how many levels matched no held level and were not paid.
+     */
+    int payLostLevels(int levels) {
+        synchronized (this) {
+            if (owner == null || remote != null) {
+                return levels;
+            }
+            int d = depth - levels;
+            Activation top = activations;
+            if (top != null && d <= top.baseDepth) {
+                top.suspended.actor.addFrozenHolds(-1);
+                depth = top.baseDepth;
+                activations = top.next;
+                setOwnerVolatile(top.suspended);
+                return top.baseDepth - d;
+            }
+            if (d > 0) {
+                depth = d;
+                return 0;
+            }
+            if (waiting == 0) {
+                pinnedKey = null;
+            }
+            setOwnerVolatile(null);
+            return -d;
+        }
+    }
+
     boolean isActiveFor(Actor me, long cls) {
         Hold h = owner;
         return h != null && h.isActive(me, cls);
@@ -460,50 +492,41 @@ final class Monitor {
             waitSet.addLast(node);
             waiting = waiting + 1;
         }
-        MonitorRuntime.waitStarted(node);
-        node.savedDepth = depth;
-        node.savedActivations = activations;
-        activations = null;
-        // pinnedKey stays: waiting > 0
-        setOwnerVolatile(null);
-        if (queuedEntrants > 0) {
-            wakeEntrants(false);
-        }
-
-        // an interrupt kept for the class while we were registering: as if it came during the wait
-        boolean interrupted = MonitorRuntime.takeClassInterrupt(cls);
-        boolean timed = timeoutNanos > 0;
-        long deadline = timed ? System.nanoTime() + timeoutNanos : 0L;
-        while (!interrupted && node.state == WaitNode.WAITING) {
-            if (timed) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0L) {
-                    break;
-                }
-                LockSupport.parkNanos(this, remaining);
-            } else {
-                LockSupport.park(this);
+        // From here on an Error (a stack overflow, an OOM) must neither leave the node for a later notify
+        // to be spent on nor return without the monitor: the finally below undoes both.
+        boolean released = false;
+        boolean interrupted = false;
+        boolean notified = false;
+        boolean interruptedWhileReacquiring = false;
+        try {
+            MonitorRuntime.waitStarted(node);
+            node.savedDepth = depth;
+            node.savedActivations = activations;
+            activations = null;
+            // pinnedKey stays: waiting > 0
+            setOwnerVolatile(null);
+            released = true;
+            if (queuedEntrants > 0) {
+                wakeEntrants(false);
             }
-            if (Thread.interrupted()) {
-                interrupted = true;
-                break;
-            }
-        }
-        boolean notified;
-        synchronized (this) {
-            if (node.state == WaitNode.WAITING) {
+            // an interrupt kept for the class while we were registering: as if it came during the wait
+            interrupted = MonitorRuntime.takeClassInterrupt(cls);
+            interrupted = parkUntilSignalled(node, timeoutNanos, interrupted);
+        } finally {
+            try {
+                notified = leaveWaitSet(node);
+                MonitorRuntime.waitEnded(node);
+            } catch (Throwable t) {
+                // the stack is still exhausted here: no call. Notifies skip and drop an abandoned node.
                 node.state = WaitNode.CANCELLED;
-                waitSet.remove(node);
-                waiting = waiting - 1;
-                notified = false;
-            } else {
-                notified = true; // a notify reached us first: it is ours, not lost
+                throw t;
+            } finally {
+                if (released) {
+                    interruptedWhileReacquiring = reacquire(me, cls, key, node);
+                    node.savedActivations = null;
+                }
             }
         }
-        MonitorRuntime.waitEnded(node);
-
-        boolean interruptedWhileReacquiring = reacquire(me, cls, key, node);
-        node.savedActivations = null;
         if (begun == TOOK_OVER) {
             handBackIfEmpty(me);
         }
@@ -517,6 +540,40 @@ final class Monitor {
             self.interrupt(); // notified and interrupted: return normally, interrupt still pending
         }
         return notified ? NOTIFIED : TIMED_OUT;
+    }
+
+    /** Parks until notified, timed out or interrupted; returns whether interrupted. */
+    private boolean parkUntilSignalled(WaitNode node, long timeoutNanos, boolean interrupted) {
+        boolean timed = timeoutNanos > 0;
+        long deadline = timed ? System.nanoTime() + timeoutNanos : 0L;
+        while (!interrupted && node.state == WaitNode.WAITING) {
+            if (timed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0L) {
+                    break;
+                }
+                LockSupport.parkNanos(this, remaining);
+            } else {
+                LockSupport.park(this);
+            }
+            if (Thread.interrupted()) {
+                return true;
+            }
+        }
+        return interrupted;
+    }
+
+    /** Cancels the node unless a notify reached it first; returns whether one did (it is ours, not lost). */
+    private boolean leaveWaitSet(WaitNode node) {
+        synchronized (this) {
+            if (node.state == WaitNode.WAITING) {
+                node.state = WaitNode.CANCELLED;
+                waitSet.remove(node);
+                waiting = waiting - 1;
+                return false;
+            }
+            return true;
+        }
     }
 
     /** Takes the monitor back from free and restores the saved depth and activations. */
@@ -551,10 +608,12 @@ final class Monitor {
     /** Notifies the longest waiter; returns whether there was one. */
     boolean notifyOne() {
         synchronized (this) {
-            WaitNode w = waitSet == null ? null : waitSet.pollFirst();
-            if (w != null) {
-                w.state = WaitNode.NOTIFIED;
+            for (WaitNode w; waitSet != null && (w = waitSet.pollFirst()) != null; ) {
                 waiting = waiting - 1;
+                if (w.state == WaitNode.CANCELLED) {
+                    continue; // abandoned by a wait that failed with an Error (see awaitFor)
+                }
+                w.state = WaitNode.NOTIFIED;
                 LockSupport.unpark(w.thread);
                 return true;
             }
@@ -651,7 +710,8 @@ final class Monitor {
 
     /**
      * Parks for entry. While the monitor is held by an expired-able lease, parks no longer than the lease
-     * and revokes it once expired, so a dead remote holder cannot block local threads for ever.
+     * and revokes it once expired, so a dead remote holder cannot block local threads for ever. Parks no
+     * longer than {@link #REPAIR_BACKSTOP_NANOS} either, then settles lost exits if any are pending.
      */
     private void parkForEntry(Actor me) {
         Hold h = owner;
@@ -661,11 +721,21 @@ final class Monitor {
                 revokeIfExpired(lease);
                 return;
             }
-            LockSupport.parkNanos(this, remaining);
-            return;
+            LockSupport.parkNanos(this, Math.min(remaining, REPAIR_BACKSTOP_NANOS));
+        } else {
+            LockSupport.parkNanos(this, REPAIR_BACKSTOP_NANOS);
         }
-        LockSupport.park(this);
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly(); // a debt recorded after we parked: its holder may never come back
+        }
     }
+
+    /**
+     * How long an entrant parks at most before it re-checks for lost exits ({@link LostExits}) and its
+     * wake-up: the only wake-up path when a stack overflow interrupted an exit or its wake-up and the
+     * holder makes no further monitor operation. Parked entrants only: no cost to the paths that acquire.
+     */
+    private static final long REPAIR_BACKSTOP_NANOS = 50_000_000L;
 
     /** Unparks the head entrant, or every entrant when {@code all} or when orphans are queued. */
     private void wakeEntrants(boolean all) {
@@ -778,7 +848,15 @@ final class Monitor {
     /** Classes waiting here, for tests and interrupt routing. */
     List<WaitNode> waitersSnapshot() {
         synchronized (this) {
-            return waitSet == null ? List.of() : new ArrayList<>(waitSet);
+            List<WaitNode> waiters = new ArrayList<>();
+            if (waitSet != null) {
+                for (WaitNode w : waitSet) {
+                    if (w.state != WaitNode.CANCELLED) {
+                        waiters.add(w);
+                    }
+                }
+            }
+            return waiters;
         }
     }
 }

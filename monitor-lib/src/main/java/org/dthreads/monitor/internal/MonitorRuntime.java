@@ -76,7 +76,7 @@ public final class MonitorRuntime {
         }
         Actor me = Actor.current();
         if (LostExits.pendingRepairs) {
-            LostExits.settleQuietly(me);
+            LostExits.settleQuietly();
         }
         long cls = KernelLink.currentClass();
         Monitor m = me.cachedKey == key ? me.cachedMonitor : lookupForEnter(me, key);
@@ -115,7 +115,7 @@ public final class MonitorRuntime {
             me = Actor.current();
             me.exitCommitted = false; // before any call: a stale true would make a failure look committed
             if (LostExits.pendingRepairs) {
-                LostExits.settleQuietly(me);
+                LostExits.settleQuietly();
             }
             long cls = KernelLink.currentClass();
             m = me.cachedKey == key ? me.cachedMonitor : TABLE.get(key);
@@ -136,26 +136,44 @@ public final class MonitorRuntime {
                 }
                 LostExits.exitFailed(key, me, m, t);
             } catch (Throwable again) {
-                // No calls from here on: each statement is a field access that cannot overflow the stack.
-                if (me != null && me.exitCommitted) {
-                    LostExits.lostWake = m;
-                } else if (LostExits.lostExit0 == null) {
-                    LostExits.lostExit0 = key;
-                } else if (LostExits.lostExit1 == null) {
-                    LostExits.lostExit1 = key;
-                } else if (LostExits.lostExit2 == null) {
-                    LostExits.lostExit2 = key;
-                } else {
-                    LostExits.lostExit3 = key;
+                // No calls from here on: monitorenter and array accesses only (see LostExits.record).
+                boolean committed = me != null && me.exitCommitted;
+                synchronized (LostExits.LOCK) {
+                    if (committed) {
+                        LostExits.lostWake = m;
+                    } else {
+                        int free = -1;
+                        int i = 0;
+                        for (; i < LostExits.SLOTS; i++) {
+                            Object k = LostExits.KEYS[i];
+                            if (k == key) {
+                                break;
+                            }
+                            if (k == null && free < 0) {
+                                free = i;
+                            }
+                        }
+                        if (i < LostExits.SLOTS) {
+                            LostExits.LEVELS[i]++;
+                        } else if (free >= 0) {
+                            LostExits.KEYS[free] = key;
+                            LostExits.LEVELS[free] = 1;
+                        } else {
+                            LostExits.UNRECORDED++;
+                        }
+                    }
+                    LostExits.pendingRepairs = true;
                 }
-                LostExits.pendingRepairs = true;
             }
         }
     }
 
-    /** Called by a copy of {@link org.dthreads.monitor.Monitors} whose call into {@link #exit} overflowed. */
-    public static void recordLostExit(Object key) {
-        LostExits.record(key);
+    /**
+     * Called by a copy of {@link org.dthreads.monitor.Monitors} that delegates here: {@code levels} exits
+     * of {@code key} whose call into {@link #exit} overflowed, recorded in that copy and forwarded now.
+     */
+    public static void recordLostExits(Object key, int levels) {
+        LostExits.record(key, levels);
     }
 
     /**
@@ -192,6 +210,9 @@ public final class MonitorRuntime {
     }
 
     static void waitAs(Actor me, long cls, Object key, long timeoutNanos) throws InterruptedException {
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly(); // before the depth is saved (see LostExits)
+        }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -239,6 +260,9 @@ public final class MonitorRuntime {
     }
 
     static void notifyAs(Actor me, long cls, Object key, boolean all) {
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly();
+        }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -263,6 +287,9 @@ public final class MonitorRuntime {
         }
         if (mode == MonitorModes.NATIVE) {
             return Thread.holdsLock(key);
+        }
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly();
         }
         Monitor m = TABLE.get(key);
         return m != null && m.holdsFor(KernelLink.currentClass());
