@@ -134,9 +134,9 @@ public final class FaultProbe {
         try {
             Class<?> rt;
             try {
-                rt = Class.forName("org.dthreads.monitor.internal.MonitorRuntime", false, null);
+                rt = Class.forName("org.dthreads.monitor.internal.InterruptRouting", false, null);
             } catch (ClassNotFoundException noBootCopy) {
-                rt = Class.forName("org.dthreads.monitor.internal.MonitorRuntime");
+                rt = Class.forName("org.dthreads.monitor.internal.InterruptRouting");
             }
             Field f = rt.getDeclaredField("SUSPENDED");
             f.setAccessible(true);

@@ -30,9 +30,14 @@ public final class DThreadsAgent {
 
     public static void premain(String args, Instrumentation inst) {
         start(args, inst);
+        DiagnosticsHook.registerIfWanted(); // never throws
     }
 
     public static void agentmain(String args, Instrumentation inst) {
+        if (DiagnosticsHook.ATTACH_OPTION.equals(args)) {
+            DiagnosticsHook.register(); // ./dthreads dump|deadlocks attached: no second start-up
+            return;
+        }
         start(args, inst);
     }
 

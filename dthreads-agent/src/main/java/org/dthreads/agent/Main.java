@@ -53,6 +53,9 @@ public final class Main {
             out.println(USAGE);
             return 0;
         }
+        if (DiagnoseCommand.handles(command)) {
+            return DiagnoseCommand.run(args, out, err);
+        }
         if (!command.equals("instrument")) {
             err.println("dthreads: unknown command: " + command + " (try --help)");
             return 2;

@@ -1,6 +1,7 @@
 package org.dthreads.iiop;
 
 import org.dthreads.iiop.internal.ClientIdentityInterceptor;
+import org.dthreads.iiop.internal.FastPaths;
 import org.dthreads.iiop.internal.IiopMonitorTransport;
 import org.dthreads.iiop.internal.MonitorRequests;
 import org.dthreads.iiop.internal.ServerIdentityInterceptor;
@@ -14,9 +15,12 @@ import org.omg.PortableInterceptor.ORBInitializer;
 import org.omg.PortableServer.THREAD_POLICY_ID;
 
 /**
- * The whole dthreads set-up on an ORB: registers the client and server request interceptors that
- * carry the calling thread's class in every request (service context {@code 0x44540001}, see
- * {@code docs/wire-format.md}) and bind it to the thread that runs the servant.
+ * The whole dthreads set-up on an ORB: every request carries the calling thread's class (service
+ * context {@code 0x44540001}, see {@code docs/wire-format.md}), bound to the thread that runs the
+ * servant. Where the ORB offers a cheaper place than Portable Interceptors it is used and no dthreads
+ * interceptor is registered: the GlassFish ORB's own request dispatchers, and JacORB's request path when
+ * the dthreads agent patched it. Everywhere else (and with {@code -Ddthreads.iiop.path=portable}) it
+ * registers a client and a server request interceptor. The bytes on the wire are the same.
  *
  * <p>Register it the standard way, as an ORB property (the value is ignored):
  *
@@ -38,7 +42,8 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
     public DThreadsOrbInitializer() {}
 
     /**
-     * Registers the interceptors, and (once per JVM) the remote-monitor transport and server: monitor
+     * Installs the fast path or registers the interceptors, and (once per JVM) the remote-monitor
+     * transport and server: monitor
      * operations on CORBA references and RMI-IIOP stubs in rewritten code then run at the object's site
      * ({@code docs/remote-monitors.md}).
      *
@@ -52,6 +57,14 @@ public final class DThreadsOrbInitializer extends LocalObject implements ORBInit
         } catch (RuntimeException | LinkageError e) {
             LOG.error("monitor-transport-failed", "dthreads: could not register the IIOP remote-monitor transport;"
                     + " synchronized/wait/notify on CORBA references will fail: " + e);
+        }
+        try {
+            if (FastPaths.install(info)) {
+                return; // identity travels through the ORB's own dispatchers: no interceptors
+            }
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warn("fast-path-failed", "dthreads: could not install the ORB-internal fast path; using"
+                    + " Portable Interceptors: " + e);
         }
         try {
             info.add_client_request_interceptor(new ClientIdentityInterceptor(LOG));

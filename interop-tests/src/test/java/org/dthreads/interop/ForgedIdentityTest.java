@@ -16,7 +16,7 @@ import org.dthreads.junit.Site;
 import org.dthreads.junit.SiteCluster;
 import org.dthreads.junit.SiteSpec;
 import org.dthreads.junit.SitesExtension;
-import org.dthreads.monitor.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

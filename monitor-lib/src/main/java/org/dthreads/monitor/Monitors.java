@@ -31,8 +31,8 @@ import org.dthreads.monitor.internal.MonitorRuntime;
  * themselves. {@code monitorenter}/{@code monitorexit} cannot be done from Java code, so the rewriter emits
  * both paths for {@code synchronized} on a target it cannot prove emulated:
  * {@code if (Monitors.isEmulated(o)) { Monitors.enter(o); ... Monitors.exit(o); } else { monitorenter ... }};
- * {@link #enter} and {@link #exit} always emulate. {@code synchronized} methods of rewritten classes and
- * blocks on {@code this} of such classes need no test when the class is emulated as a whole.
+ * {@link #enter} and {@link #exit} always emulate. {@code synchronized} methods of rewritten classes are
+ * first lowered to such a block on {@code this} (or on the class), so they take the same test.
  *
  * <h2>Semantics</h2>
  * The JVM's, with "owner" meaning the calling thread's equivalence class
@@ -55,7 +55,7 @@ public final class Monitors {
     private static final MethodHandle EXIT = runtime("exit", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle RECORD_LOST_EXITS = runtime("recordLostExits",
             MethodType.methodType(void.class, Object.class, int.class));
-    private static final MethodHandle WAIT = runtime("waitFor",
+    private static final MethodHandle WAIT = runtime("waitOn",
             MethodType.methodType(void.class, Object.class, long.class, int.class));
     private static final MethodHandle NOTIFY = runtime("notifyOne", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle NOTIFY_ALL = runtime("notifyAll", MethodType.methodType(void.class, Object.class));
@@ -230,7 +230,7 @@ public final class Monitors {
      */
     public static void waitOn(Object o, long timeoutMillis, int nanos) throws InterruptedException {
         if (!DELEGATES) {
-            MonitorRuntime.waitFor(o, timeoutMillis, nanos);
+            MonitorRuntime.waitOn(o, timeoutMillis, nanos);
             return;
         }
         try {
@@ -306,10 +306,11 @@ public final class Monitors {
     }
 
     /**
-     * {@code t.interrupt()}. A thread blocked in an outgoing remote call ({@link OutgoingCalls}) stands for
+     * {@code t.interrupt()}. A thread blocked in an outgoing remote call ({@link org.dthreads.monitor.spi.OutgoingCalls}) stands for
      * its class: the interrupt goes to that class's emulated wait on this site (a callback thread), or is
      * kept for the class's next wait here, or is given back to {@code t} when its call returns; any other
-     * thread is simply interrupted. Forwarding to other sites is a later issue.
+     * thread is simply interrupted. If no wait here takes it, it is also forwarded along the thread's
+     * outgoing call to the site it went to (and on along the chain), and delivered once.
      *
      * @param t the thread to interrupt
      */

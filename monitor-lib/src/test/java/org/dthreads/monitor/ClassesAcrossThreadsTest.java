@@ -1,5 +1,6 @@
 package org.dthreads.monitor;
 
+import org.dthreads.monitor.spi.OutgoingCalls;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,8 @@
 package org.dthreads.monitor;
 
+import org.dthreads.monitor.spi.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorTransport;
+import org.dthreads.monitor.spi.RemoteMonitors;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,6 +1,5 @@
 package org.dthreads.iiop.internal;
 
-import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
 import org.omg.CORBA.LocalObject;
@@ -53,16 +52,6 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
 
     static final String NAME = "org.dthreads.iiop.client";
 
-    /** The last oneway sent by this thread, so that its retry keeps its class. Thread-confined. */
-    private static final class LastOneway {
-        String operation;
-        long threadClass;
-        /** The oneway's ending point asked for a retry: the next send of the same operation reuses the class. */
-        boolean retryArmed;
-    }
-
-    private static final ThreadLocal<LastOneway> LAST_ONEWAY = ThreadLocal.withInitial(LastOneway::new);
-
     private final transient RateLimitedLog log;
 
     public ClientIdentityInterceptor(RateLimitedLog log) {
@@ -83,11 +72,10 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
             long threadClass;
             if (ri.response_expected()) {
                 threadClass = KernelLink.currentClass();
-                LastOneway last = LAST_ONEWAY.get();
-                last.retryArmed = false;
+                OnewayClasses.twoWaySent();
                 warnIfSingleThreadModel(ri);
             } else {
-                threadClass = onewayClass(ri.operation());
+                threadClass = OnewayClasses.classFor(ri.operation());
             }
             ri.add_request_service_context(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)), true);
             if (ri.response_expected()) {
@@ -98,20 +86,6 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
             log.error("client-send-failed", "dthreads: could not add the identity context to a request; it goes"
                     + " without one (the server serves it as a fresh class): " + t);
         }
-    }
-
-    private static long onewayClass(String operation) {
-        LastOneway last = LAST_ONEWAY.get();
-        long threadClass;
-        if (last.retryArmed && operation.equals(last.operation) && last.threadClass != ThreadClass.NONE) {
-            threadClass = last.threadClass;
-        } else {
-            threadClass = KernelLink.freshClass();
-        }
-        last.operation = operation;
-        last.threadClass = threadClass;
-        last.retryArmed = false;
-        return threadClass;
     }
 
     private void warnIfSingleThreadModel(ClientRequestInfo ri) {
@@ -167,8 +141,7 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
                 PendingReplies.ended(ri.request_id());
                 return;
             }
-            LastOneway last = LAST_ONEWAY.get();
-            last.retryArmed = retry && ri.operation().equals(last.operation);
+            OnewayClasses.ended(ri.operation(), retry);
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
         }

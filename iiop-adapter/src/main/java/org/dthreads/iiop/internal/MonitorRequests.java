@@ -4,7 +4,7 @@ import java.lang.reflect.Method;
 import org.dthreads.ThreadClass;
 import org.dthreads.internal.RateLimitedLog;
 import org.dthreads.monitor.RemoteMonitorException;
-import org.dthreads.monitor.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
 import org.omg.CORBA.portable.InputStream;
 import org.omg.CORBA.portable.OutputStream;
 import org.omg.CORBA.portable.ResponseHandler;

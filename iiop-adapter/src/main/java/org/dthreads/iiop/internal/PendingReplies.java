@@ -1,7 +1,7 @@
 package org.dthreads.iiop.internal;
 
 import java.util.Arrays;
-import org.dthreads.monitor.OutgoingCalls;
+import org.dthreads.monitor.spi.OutgoingCalls;
 
 /**
  * The two-way requests a thread has sent and not yet seen end, so that the monitor runtime knows the

@@ -15,7 +15,7 @@ import org.dthreads.ThreadClass;
 import org.dthreads.iiop.support.HopServant;
 import org.dthreads.iiop.support.Orbs;
 import org.dthreads.monitor.RemoteMonitorException;
-import org.dthreads.monitor.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

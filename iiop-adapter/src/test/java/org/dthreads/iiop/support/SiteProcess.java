@@ -39,6 +39,15 @@ public final class SiteProcess implements AutoCloseable {
         cmd.add("-Xmx256m");
         cmd.add("-XX:TieredStopAtLevel=1");
         cmd.add("-Xshare:auto");
+        String path = System.getProperty("dthreads.iiop.path"); // the path under test, in every site
+        if (path != null) {
+            cmd.add("-Ddthreads.iiop.path=" + path);
+        }
+        for (String arg : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (arg.startsWith("-javaagent:")) {
+                cmd.add(arg); // the test agent: JacORB sites on the same path as this JVM
+            }
+        }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(SiteMain.class.getName());

@@ -2,28 +2,30 @@ package org.dthreads.monitor.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The emulated monitor of one object: owned by a thread equivalence class, re-entrant, with a wait set.
+ * This class is the ownership (enter, exit, take-over by another thread of the class, hand-back, wait's
+ * release and re-acquire, lease revocation); its base classes hold the {@link WaitSet} and the
+ * {@link EntrantQueue}, in the same object so the hot paths pay no indirection.
  *
  * <h2>State and what guards it</h2>
  * <ul>
  *   <li>{@link #owner}: the {@link Hold} (class + acting actor) or {@code null} when free. Changed only by
  *       CAS from {@code null} (acquire) or by the active actor (release, hand-over to a nested activation
- *       and back). Every change is a volatile write; every ownership check is a volatile read. This is
+ *       and back). Read and written only through its accessors named by access mode
+ *       ({@link #getOwnerVolatile}, {@code casOwner}, {@code setOwnerVolatile}): every change is a volatile
+ *       write; every ownership check is a volatile read. This is
  *       the only field the uncontended paths touch besides {@link #depth}.</li>
  *   <li>{@link #depth}, {@link #activations}, {@link #pinnedKey}: guarded by ownership. Only the active
  *       actor's thread reads or writes them. Ownership passes with a volatile write of {@code owner}
  *       (release) followed by a volatile read/CAS of it by the next actor (acquire), so each new actor
  *       sees its predecessor's writes.</li>
- *   <li>the entrant queue and wait set ({@link #entrants}, {@link #waitSet}, {@link #orphanEntrants}):
+ *   <li>the entrant queue and wait set (in {@link EntrantQueue} and {@link WaitSet}):
  *       guarded by the queue lock, the native monitor of this {@code Monitor} object. It is private to
  *       this monitor: operations on different objects never share a lock. Nobody parks while holding it.</li>
- *   <li>{@link #queuedEntrants}, {@link #waiting}: volatile mirrors of the queue sizes, written under the
+ *   <li>{@code queuedEntrants}, {@code waiting}: volatile mirrors of the queue sizes, written under the
  *       queue lock and read without it so releases skip the lock when nobody is queued.</li>
  * </ul>
  *
@@ -50,7 +52,7 @@ import java.util.concurrent.locks.LockSupport;
  * section, and then writes {@code owner} with a volatile write under the queue lock; the hand-back is a
  * volatile write of {@code owner} read by the resumed thread before its next monitor operation.
  */
-final class Monitor {
+final class Monitor extends WaitSet {
     private static final VarHandle OWNER;
 
     static {
@@ -61,7 +63,7 @@ final class Monitor {
         }
     }
 
-    /** Outcome of trying to act on the monitor without blocking. */
+    /** Outcome of trying to act on the monitor without blocking (distinct from the wait outcomes below). */
     static final int ACTIVE = 0;
     static final int TOOK_OVER = 1;
     static final int NOT_OWNER = 2;
@@ -73,11 +75,6 @@ final class Monitor {
     private Activation activations;
     private Object pinnedKey;
 
-    private volatile int queuedEntrants;
-    private volatile int waiting;
-    private ArrayDeque<Entrant> entrants;
-    private ArrayDeque<WaitNode> waitSet;
-    private int orphanEntrants;
 
     final int identityHash;
     final String typeName;
@@ -96,11 +93,11 @@ final class Monitor {
         this.typeName = key.getClass().getName();
         this.remote = MonitorModes.isRemoteType(key) ? RemoteReference.of(key) : null;
         if (remote != null) {
-            owner = REMOTE_REFERENCE;
+            setOwnerVolatile(REMOTE_REFERENCE);
         }
     }
 
-    // ---- VarHandle accessors, named by access mode ----
+    // ---- VarHandle accessors, named by access mode: every read and write of owner goes through them ----
 
     Hold getOwnerVolatile() {
         return owner;
@@ -114,11 +111,16 @@ final class Monitor {
         owner = h;
     }
 
+    @Override
+    boolean isFree() {
+        return getOwnerVolatile() == null;
+    }
+
     // ---- enter ----
 
     /** Uncontended paths; false if the caller must take {@link #enterSlow}. */
     boolean tryEnterFast(Actor me, long cls, Object key) {
-        Hold h = owner;
+        Hold h = getOwnerVolatile();
         if (h == null) {
             if (me.frozenHolds == 0 && casOwner(null, me.holdFor(cls))) {
                 depth = 1;
@@ -145,7 +147,7 @@ final class Monitor {
         if (me.frozenHolds == 0) {
             for (int i = 0; i < SPINS; i++) {
                 Thread.onSpinWait();
-                if (owner == null && queuedEntrants == 0 && casOwner(null, me.holdFor(cls))) {
+                if (getOwnerVolatile() == null && queuedEntrants == 0 && casOwner(null, me.holdFor(cls))) {
                     depth = 1;
                     pinnedKey = key;
                     return;
@@ -167,7 +169,7 @@ final class Monitor {
                 if (node.orphan != (outcome == BLOCKED_ORPHAN)) {
                     markOrphan(node, outcome == BLOCKED_ORPHAN);
                     if (outcome == BLOCKED_ORPHAN) {
-                        MonitorRuntime.orphanBlocked(me, cls, this);
+                        InterruptRouting.orphanBlocked(me, cls, this);
                     }
                 }
                 parkForEntry(me);
@@ -179,7 +181,7 @@ final class Monitor {
         } finally {
             if (node != null && node.orphan) {
                 try {
-                    MonitorRuntime.orphanUnblocked(me, cls);
+                    InterruptRouting.orphanUnblocked(me, cls);
                 } catch (Throwable ignored) {
                     // bookkeeping only; must not fail an enter that has acquired (see finishEntry)
                 }
@@ -209,7 +211,7 @@ final class Monitor {
     /** One attempt to enter: ACTIVE, BLOCKED or BLOCKED_ORPHAN. */
     private int tryEnter(Actor me, long cls, Object key) {
         for (;;) {
-            Hold h = owner;
+            Hold h = getOwnerVolatile();
             if (h == null) {
                 if (me.frozenHolds > 0 && isFrozenHere(me)) {
                     return BLOCKED_ORPHAN;
@@ -246,7 +248,7 @@ final class Monitor {
      */
     private int tryTakeOver(Hold h, Actor me, long cls) {
         synchronized (this) {
-            if (owner != h) {
+            if (getOwnerVolatile() != h) {
                 return NOT_OWNER;
             }
             if (!h.actor.isSuspended() || isFrozenHereLocked(me)) {
@@ -269,7 +271,7 @@ final class Monitor {
      * {@code me} and {@code me} has no frozen levels here; blocks if it has (orphan) until they come back.
      */
     boolean exit(Actor me, long cls) {
-        Hold h = owner;
+        Hold h = getOwnerVolatile();
         if (h == null || !h.isActive(me, cls)) {
             if (!awaitActivity(me, cls, false)) {
                 return false;
@@ -368,7 +370,7 @@ final class Monitor {
     }
 
     boolean isActiveFor(Actor me, long cls) {
-        Hold h = owner;
+        Hold h = getOwnerVolatile();
         return h != null && h.isActive(me, cls);
     }
 
@@ -395,7 +397,7 @@ final class Monitor {
                     continue;
                 }
                 markOrphan(node, true);
-                MonitorRuntime.orphanBlocked(me, cls, this);
+                InterruptRouting.orphanBlocked(me, cls, this);
                 parkForEntry(me);
                 node.signalled = false;
                 if (Thread.interrupted()) {
@@ -405,7 +407,7 @@ final class Monitor {
         } finally {
             if (node != null) {
                 dequeue(node);
-                MonitorRuntime.orphanUnblocked(me, cls);
+                InterruptRouting.orphanUnblocked(me, cls);
             }
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -415,13 +417,13 @@ final class Monitor {
 
     private int tryActivity(Actor me, long cls, boolean mayTakeOver) {
         for (;;) {
-            Hold h = owner;
+            Hold h = getOwnerVolatile();
             if (h != null && h.threadClass == cls) {
                 if (h.actor == me) {
                     return ACTIVE;
                 }
                 synchronized (this) {
-                    if (owner != h) {
+                    if (getOwnerVolatile() != h) {
                         continue;
                     }
                     boolean frozen = isFrozenHereLocked(me);
@@ -453,18 +455,18 @@ final class Monitor {
 
     // ---- wait / notify ----
 
-    /** Outcome of {@link #awaitFor}: how the wait ended. */
-    static final int NOTIFIED = 0;
-    static final int INTERRUPTED = 1;
-    static final int TIMED_OUT = 2;
+    /** Outcome of {@link #waitOn}: how the wait ended (distinct from the activity outcomes above). */
+    static final int NOTIFIED = 10;
+    static final int INTERRUPTED = 11;
+    static final int TIMED_OUT = 12;
 
     /**
      * Checks that {@code cls} owns the monitor, becoming the active actor. Returns false if it does not.
-     * On true the caller must follow with {@link #awaitFor}, {@link #notifyOne}, {@link #notifyEvery} or
+     * On true the caller must follow with {@link #waitOn}, {@link #notifyOne}, {@link #notifyEvery} or
      * {@link #endTakeOver}.
      */
     int beginOwnerOperation(Actor me, long cls) {
-        Hold h = owner;
+        Hold h = getOwnerVolatile();
         if (h != null && h.isActive(me, cls)) {
             return ACTIVE;
         }
@@ -482,16 +484,10 @@ final class Monitor {
      * interrupt, then re-acquires and restores it. Returns INTERRUPTED if the wait ended by interrupt (the
      * caller throws), NOTIFIED or TIMED_OUT (which {@code Object.wait} does not tell apart). {@code timeoutNanos <= 0} means no timeout.
      */
-    int awaitFor(Actor me, long cls, Object key, long timeoutNanos, int begun) {
+    int waitOn(Actor me, long cls, Object key, long timeoutNanos, int begun) {
         Thread self = Thread.currentThread();
         WaitNode node = new WaitNode(me, cls, self);
-        synchronized (this) {
-            if (waitSet == null) {
-                waitSet = new ArrayDeque<>();
-            }
-            waitSet.addLast(node);
-            waiting = waiting + 1;
-        }
+        addWaiter(node);
         // From here on an Error (a stack overflow, an OOM) must neither leave the node for a later notify
         // to be spent on nor return without the monitor: the finally below undoes both.
         boolean released = false;
@@ -499,7 +495,7 @@ final class Monitor {
         boolean notified = false;
         boolean interruptedWhileReacquiring = false;
         try {
-            MonitorRuntime.waitStarted(node);
+            InterruptRouting.waitStarted(node);
             node.savedDepth = depth;
             node.savedActivations = activations;
             activations = null;
@@ -510,12 +506,12 @@ final class Monitor {
                 wakeEntrants(false);
             }
             // an interrupt kept for the class while we were registering: as if it came during the wait
-            interrupted = MonitorRuntime.takeClassInterrupt(cls);
+            interrupted = InterruptRouting.takeClassInterrupt(cls);
             interrupted = parkUntilSignalled(node, timeoutNanos, interrupted);
         } finally {
             try {
                 notified = leaveWaitSet(node);
-                MonitorRuntime.waitEnded(node);
+                InterruptRouting.waitEnded(node);
             } catch (Throwable t) {
                 // the stack is still exhausted here: no call. Notifies skip and drop an abandoned node.
                 node.state = WaitNode.CANCELLED;
@@ -563,18 +559,6 @@ final class Monitor {
         return interrupted;
     }
 
-    /** Cancels the node unless a notify reached it first; returns whether one did (it is ours, not lost). */
-    private boolean leaveWaitSet(WaitNode node) {
-        synchronized (this) {
-            if (node.state == WaitNode.WAITING) {
-                node.state = WaitNode.CANCELLED;
-                waitSet.remove(node);
-                waiting = waiting - 1;
-                return false;
-            }
-            return true;
-        }
-    }
 
     /** Takes the monitor back from free and restores the saved depth and activations. */
     private boolean reacquire(Actor me, long cls, Object key, WaitNode saved) {
@@ -582,7 +566,7 @@ final class Monitor {
         boolean interrupted = false;
         try {
             for (;;) {
-                if (owner == null && casOwner(null, me.holdFor(cls))) {
+                if (getOwnerVolatile() == null && casOwner(null, me.holdFor(cls))) {
                     depth = saved.savedDepth;
                     activations = saved.savedActivations;
                     pinnedKey = key;
@@ -605,38 +589,9 @@ final class Monitor {
         }
     }
 
-    /** Notifies the longest waiter; returns whether there was one. */
-    boolean notifyOne() {
-        synchronized (this) {
-            for (WaitNode w; waitSet != null && (w = waitSet.pollFirst()) != null; ) {
-                waiting = waiting - 1;
-                if (w.state == WaitNode.CANCELLED) {
-                    continue; // abandoned by a wait that failed with an Error (see awaitFor)
-                }
-                w.state = WaitNode.NOTIFIED;
-                LockSupport.unpark(w.thread);
-                return true;
-            }
-            return false;
-        }
-    }
-
-    void notifyEvery() {
-        synchronized (this) {
-            if (waitSet == null) {
-                return;
-            }
-            for (WaitNode w; (w = waitSet.pollFirst()) != null; ) {
-                w.state = WaitNode.NOTIFIED;
-                waiting = waiting - 1;
-                LockSupport.unpark(w.thread);
-            }
-        }
-    }
-
     /** Whether {@code cls} owns the monitor (through any of its actors): {@code holdsLock}. */
     boolean holdsFor(long cls) {
-        Hold h = owner;
+        Hold h = getOwnerVolatile();
         return h != null && h.threadClass == cls;
     }
 
@@ -648,7 +603,7 @@ final class Monitor {
      */
     boolean revokeIfExpired(LeaseActor lease) {
         synchronized (this) {
-            Hold h = owner;
+            Hold h = getOwnerVolatile();
             if (h == null || h.actor != lease || !lease.isExpired()) {
                 return false;
             }
@@ -670,43 +625,7 @@ final class Monitor {
         return true;
     }
 
-    // ---- queue plumbing ----
-
-    private Entrant enqueue(Thread thread, long cls) {
-        Entrant node = new Entrant(thread, cls);
-        synchronized (this) {
-            if (entrants == null) {
-                entrants = new ArrayDeque<>();
-            }
-            entrants.addLast(node);
-            queuedEntrants = queuedEntrants + 1;
-        }
-        return node;
-    }
-
-    private void dequeue(Entrant node) {
-        synchronized (this) {
-            if (entrants.remove(node)) {
-                queuedEntrants = queuedEntrants - 1;
-                if (node.orphan) {
-                    orphanEntrants--;
-                }
-            }
-            // we may have consumed a wake-up meant for the next entrant: pass it on if the monitor is free
-            if (owner == null && !entrants.isEmpty()) {
-                LockSupport.unpark(entrants.peekFirst().thread);
-            }
-        }
-    }
-
-    private void markOrphan(Entrant node, boolean orphan) {
-        synchronized (this) {
-            if (node.orphan != orphan) {
-                node.orphan = orphan;
-                orphanEntrants += orphan ? 1 : -1;
-            }
-        }
-    }
+    // ---- parking ----
 
     /**
      * Parks for entry. While the monitor is held by an expired-able lease, parks no longer than the lease
@@ -714,7 +633,7 @@ final class Monitor {
      * longer than {@link #REPAIR_BACKSTOP_NANOS} either, then settles lost exits if any are pending.
      */
     private void parkForEntry(Actor me) {
-        Hold h = owner;
+        Hold h = getOwnerVolatile();
         if (h != null && h.actor instanceof LeaseActor lease && lease != me) {
             long remaining = lease.remainingNanos();
             if (remaining <= 0L) {
@@ -737,41 +656,6 @@ final class Monitor {
      */
     private static final long REPAIR_BACKSTOP_NANOS = 50_000_000L;
 
-    /** Unparks the head entrant, or every entrant when {@code all} or when orphans are queued. */
-    private void wakeEntrants(boolean all) {
-        synchronized (this) {
-            if (entrants == null || entrants.isEmpty()) {
-                return;
-            }
-            if (all || orphanEntrants > 0) {
-                for (Entrant e : entrants) {
-                    e.signalled = true;
-                    LockSupport.unpark(e.thread);
-                }
-            } else {
-                Entrant head = entrants.peekFirst();
-                if (!head.signalled) {
-                    head.signalled = true;
-                    LockSupport.unpark(head.thread);
-                }
-            }
-        }
-    }
-
-    /** Wakes orphans parked here (a class's holder changed state elsewhere, e.g. began an outgoing call). */
-    void wakeOrphans() {
-        synchronized (this) {
-            if (entrants == null) {
-                return;
-            }
-            for (Entrant e : entrants) {
-                if (e.orphan) {
-                    LockSupport.unpark(e.thread);
-                }
-            }
-        }
-    }
-
     private boolean isFrozenHere(Actor me) {
         synchronized (this) {
             return isFrozenHereLocked(me);
@@ -784,14 +668,7 @@ final class Monitor {
         if (a != null && a.contains(me)) {
             return true;
         }
-        if (waitSet != null) {
-            for (WaitNode w : waitSet) {
-                if (w.actor != me && w.savedActivations != null && w.savedActivations.contains(me)) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return isFrozenInWaitSetLocked(me);
     }
 
     // ---- dump ----
@@ -801,7 +678,7 @@ final class Monitor {
         if (remote != null) {
             return remote.isBusy();
         }
-        return owner != null || waiting > 0 || queuedEntrants > 0;
+        return getOwnerVolatile() != null || waiting > 0 || queuedEntrants > 0;
     }
 
     /**
@@ -814,21 +691,9 @@ final class Monitor {
             return remote.snapshot(identityHash, null);
         }
         synchronized (this) {
-            Hold h = owner;
-            long[] waiters = new long[waitSet == null ? 0 : waitSet.size()];
-            int i = 0;
-            if (waitSet != null) {
-                for (WaitNode w : waitSet) {
-                    waiters[i++] = w.threadClass;
-                }
-            }
-            long[] queued = new long[entrants == null ? 0 : entrants.size()];
-            i = 0;
-            if (entrants != null) {
-                for (Entrant e : entrants) {
-                    queued[i++] = e.threadClass;
-                }
-            }
+            Hold h = getOwnerVolatile();
+            long[] waiters = waiterClassesLocked();
+            long[] queued = entrantClassesLocked();
             int suspended = 0;
             for (Activation a = activations; a != null; a = a.next) {
                 suspended++;
@@ -845,18 +710,39 @@ final class Monitor {
         }
     }
 
-    /** Classes waiting here, for tests and interrupt routing. */
-    List<WaitNode> waitersSnapshot() {
+    // ---- diagnostics (issue 17): read by DiagnosticRows ----
+
+    /**
+     * This monitor's part of the wait-for graph, in JDK types (see {@link DiagnosticRows#emulatedRows()} for
+     * the columns); null for a stub's monitor (its client state is read from {@link #remote}). Read under the
+     * queue lock; the owner's depth is owner-confined and may be a moment stale, which a dump tolerates.
+     */
+    Object[] waitForRow() {
+        if (remote != null) {
+            return null;
+        }
         synchronized (this) {
-            List<WaitNode> waiters = new ArrayList<>();
-            if (waitSet != null) {
-                for (WaitNode w : waitSet) {
-                    if (w.state != WaitNode.CANCELLED) {
-                        waiters.add(w);
-                    }
-                }
+            Hold h = getOwnerVolatile();
+            Entrant[] queued = entrantsLocked();
+            Thread[] entrantThreads = new Thread[queued.length];
+            long[] entrantClasses = new long[queued.length];
+            boolean[] entrantOrphans = new boolean[queued.length];
+            for (int i = 0; i < queued.length; i++) {
+                entrantThreads[i] = queued[i].thread;
+                entrantClasses[i] = queued[i].threadClass;
+                entrantOrphans[i] = queued[i].orphan;
             }
-            return waiters;
+            WaitNode[] waiters = waitersLocked();
+            Thread[] waiterThreads = new Thread[waiters.length];
+            long[] waiterClasses = new long[waiters.length];
+            for (int i = 0; i < waiters.length; i++) {
+                waiterThreads[i] = waiters[i].thread;
+                waiterClasses[i] = waiters[i].threadClass;
+            }
+            String peer = h != null && h.actor instanceof LeaseActor lease ? lease.peer : null;
+            return new Object[] {identityHash, typeName, h == null ? 0L : h.threadClass,
+                    h == null ? null : h.actor.thread, h == null ? "" : h.actor.toString(), peer,
+                    h == null ? 0 : depth, entrantThreads, entrantClasses, entrantOrphans, waiterThreads, waiterClasses};
         }
     }
 }

@@ -21,7 +21,7 @@ import java.util.Locale;
  *   <li>plain {@code Object} instances, arrays, {@code String}s and boxed primitives: types no JDK code locks.</li>
  * </ol>
  * <em>Remote</em> (a kind of emulated: the rewriter takes the emulated path, the runtime sends the operation
- * to the object's site through a {@link org.dthreads.monitor.RemoteMonitorTransport}): stub classes, by
+ * to the object's site through a {@link org.dthreads.monitor.spi.RemoteMonitorTransport}): stub classes, by
  * name since this class runs on the bootstrap path where ORB classes are not visible — dynamic proxies
  * implementing {@code java.rmi.Remote} (JRMP stubs, GlassFish dynamic RMI-IIOP stubs), subclasses of
  * {@code java.rmi.server.RemoteStub} (rmic stubs) and of {@code org.omg.CORBA.portable.ObjectImpl}

@@ -2,20 +2,27 @@ package org.dthreads.monitor.internal;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
 
 /**
- * The per-JVM monitor runtime: the static operations behind {@link org.dthreads.monitor.Monitors},
- * {@link org.dthreads.monitor.OutgoingCalls}, {@link org.dthreads.monitor.MonitorDump} and
- * {@link org.dthreads.monitor.RemoteMonitorSite}.
+ * The per-JVM monitor runtime's entry points: the static operations behind {@link org.dthreads.monitor.Monitors}
+ * (what rewritten code calls), {@link org.dthreads.monitor.spi.OutgoingCalls},
+ * {@link org.dthreads.monitor.MonitorDump} and {@link org.dthreads.monitor.spi.RemoteMonitorSite}. The work is
+ * done by the classes of one job each:
+ * <ul>
+ *   <li>{@link Monitor} (ownership), {@link WaitSet}, {@link EntrantQueue}: one emulated monitor;</li>
+ *   <li>{@link MonitorTable}: object -> monitor;</li>
+ *   <li>{@link LostExits}: exits a stack overflow interrupted, paid later;</li>
+ *   <li>{@link InterruptRouting}: interrupts of threads in outgoing calls, outgoing-call bookkeeping;</li>
+ *   <li>{@link RemoteLeases}, {@link LeaseActor}: the site side of remote monitors;
+ *       {@link RemoteReference}: the client side.</li>
+ * </ul>
+ *
+ * <h2>What guards what</h2>
+ * This class has no mutable state of its own: {@link #TABLE} and {@link #LOG} are thread-safe, and each
+ * operation acts on one {@link Monitor} whose design comment says how its state is guarded and ordered.
  *
  * <h2>One per JVM</h2>
  * Every public method takes and returns JDK types only, so the public classes of a second copy of
@@ -24,23 +31,14 @@ import org.dthreads.internal.RateLimitedLog;
  * table per JVM. Nothing else should call this class.
  *
  * <h2>Failures</h2>
- * Only the exceptions the JVM itself throws for monitor operations reach the caller: NPE, IAE, IMSE,
- * InterruptedException. {@link #exit} never throws anything but NPE and IMSE: see its comment.
- * Everything else is logged through {@link RateLimitedLog}.
+ * For local objects only the exceptions the JVM itself throws for monitor operations reach the caller:
+ * NPE, IAE, IMSE, InterruptedException. For a stub (a remote monitor) {@link org.dthreads.monitor.RemoteMonitorException}
+ * too, when its site cannot be reached or refuses (see {@code docs/remote-monitors.md}). {@link #exit} never
+ * throws anything but NPE and IMSE: see its comment. Everything else is logged through {@link RateLimitedLog}.
  */
 public final class MonitorRuntime {
     static final RateLimitedLog LOG = RateLimitedLog.forClass(MonitorRuntime.class);
     static final MonitorTable TABLE = new MonitorTable();
-
-    /** Threads blocked in outgoing remote calls, for interrupt routing. */
-    private static final Map<Thread, Actor> SUSPENDED = new ConcurrentHashMap<>();
-    /** Pending emulated waits by class, for interrupt routing. */
-    private static final Map<Long, Set<WaitNode>> WAITS_BY_CLASS = new ConcurrentHashMap<>();
-    /** Monitors where orphans of a class are parked, woken when a thread of the class suspends. */
-    private static final Map<Long, Set<Monitor>> ORPHANS_BY_CLASS = new ConcurrentHashMap<>();
-    /** How many suspended actors keep an interrupt for their class: lets waits skip the look-up. */
-    private static final java.util.concurrent.atomic.AtomicInteger PENDING_CLASS_INTERRUPTS =
-            new java.util.concurrent.atomic.AtomicInteger();
 
     private MonitorRuntime() {}
 
@@ -179,9 +177,9 @@ public final class MonitorRuntime {
     /**
      * {@code o.wait(timeoutMillis, nanos)} with the JVM's checks in the JVM's order: NPE, IAE (bad timeout),
      * IMSE (not owner), InterruptedException (interrupt pending). Native-mode objects take the real
-     * {@code Object.wait}. {@code wait()} is {@code waitFor(o, 0, 0)}.
+     * {@code Object.wait}. {@code wait()} is {@code waitOn(o, 0, 0)}.
      */
-    public static void waitFor(Object key, long timeoutMillis, int nanos) throws InterruptedException {
+    public static void waitOn(Object key, long timeoutMillis, int nanos) throws InterruptedException {
         if (key == null) {
             throw new NullPointerException("Cannot invoke \"Object.wait()\": the monitor is null");
         }
@@ -193,7 +191,7 @@ public final class MonitorRuntime {
         }
         int mode = modeOf(key);
         if (mode == MonitorModes.REMOTE) {
-            remoteOf(key).await(key, KernelLink.currentClass(), timeoutMillis, nanos);
+            remoteOf(key).waitOn(key, KernelLink.currentClass(), timeoutMillis, nanos);
             return;
         }
         if (mode == MonitorModes.NATIVE) {
@@ -218,11 +216,11 @@ public final class MonitorRuntime {
         if (begun == Monitor.NOT_OWNER) {
             throw notOwner();
         }
-        if (Thread.interrupted() || takeClassInterrupt(cls)) {
+        if (Thread.interrupted() || InterruptRouting.takeClassInterrupt(cls)) {
             m.endTakeOver(me, begun);
             throw new InterruptedException();
         }
-        if (m.awaitFor(me, cls, key, timeoutNanos, begun) == Monitor.INTERRUPTED) {
+        if (m.waitOn(me, cls, key, timeoutNanos, begun) == Monitor.INTERRUPTED) {
             throw new InterruptedException();
         }
     }
@@ -296,53 +294,11 @@ public final class MonitorRuntime {
     }
 
     /**
-     * {@code t.interrupt()} as rewritten code calls it. A thread that is not in an outgoing remote call is
-     * simply interrupted. A thread suspended in an outgoing call stands for its class, whose activity is
-     * elsewhere: the interrupt goes to the class's emulated wait on this site if there is one (a callback
-     * thread waiting for that class is that logical thread, and throws {@code InterruptedException}); if
-     * there is none it is kept for the class, taken by the next wait of the class on this site, or, if
-     * none comes, given back to {@code t} when its call returns. So one interrupt is delivered once, as in
-     * the single-threaded program. Forwarding it to the sites the call went to is the adapters' part (a
-     * later issue).
+     * {@code t.interrupt()} as rewritten code calls it: see {@link InterruptRouting#interrupt}.
      */
     public static void interrupt(Thread t) {
-        Actor suspended = SUSPENDED.get(t);
-        if (suspended == null) {
-            t.interrupt();
-            return;
-        }
-        try {
-            long cls = suspended.outgoingClass;
-            if (interruptWaitOf(cls, t)) {
-                return;
-            }
-            if (suspended.classInterruptPending.compareAndSet(false, true)) {
-                PENDING_CLASS_INTERRUPTS.incrementAndGet();
-            }
-            Object target = suspended.outgoingTarget;
-            if (target != null) {
-                forwardAsync(suspended, target, cls);
-            }
-            if (!SUSPENDED.containsKey(t) && suspended.classInterruptPending.compareAndSet(true, false)) {
-                // the call returned meanwhile: deliver to the thread itself
-                PENDING_CLASS_INTERRUPTS.decrementAndGet();
-                t.interrupt();
-            }
-        } catch (Throwable e) {
-            LOG.error("interrupt-routing-failed", "dthreads: routing an interrupt to emulated waits failed: " + e);
-            t.interrupt();
-        }
+        InterruptRouting.interrupt(t);
     }
-
-    // ---- cross-site interrupts ----
-
-    /** How many sites an interrupt is forwarded through at most (a guard against cycles). */
-    static final int INTERRUPT_HOPS = 32;
-    static final long DELIVERED = 1L;
-    static final long NOT_DELIVERED = 0L;
-
-    private static final java.util.concurrent.ExecutorService FORWARDERS =
-            java.util.concurrent.Executors.newCachedThreadPool(daemonThreads("dthreads-interrupt-forward"));
 
     /** Threads of the runtime's background work (lease renewal and reaping, interrupt forwarding): daemons. */
     static java.util.concurrent.ThreadFactory daemonThreads(String name) {
@@ -353,202 +309,26 @@ public final class MonitorRuntime {
         };
     }
 
-    /**
-     * Sends the interrupt of {@code cls} along the outgoing call of {@code suspended} on a daemon thread
-     * (an interrupt must not block the interrupting thread on the network). If a wait down the chain took
-     * it, the interrupt kept here is withdrawn; the suspended thread's {@code end()} waits for the outcome,
-     * so the interrupt is delivered once: as InterruptedException there, or as this thread's status.
-     */
-    private static void forwardAsync(Actor suspended, Object target, long cls) {
-        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
-        suspended.interruptForward = done;
-        try {
-            FORWARDERS.execute(() -> {
-                try {
-                    if (forward(target, cls, INTERRUPT_HOPS) == DELIVERED
-                            && suspended.classInterruptPending.compareAndSet(true, false)) {
-                        PENDING_CLASS_INTERRUPTS.decrementAndGet();
-                    }
-                } finally {
-                    done.countDown();
-                }
-            });
-        } catch (RuntimeException e) {
-            done.countDown();
-        }
-    }
-
-    /** One forward to the site of {@code target}; DELIVERED if a wait of {@code cls} there or beyond took it. */
-    private static long forward(Object target, long cls, int hops) {
-        if (hops <= 0) {
-            return NOT_DELIVERED;
-        }
-        org.dthreads.monitor.RemoteMonitorTransport transport = org.dthreads.monitor.RemoteMonitors.transportFor(target);
-        if (transport == null) {
-            return NOT_DELIVERED;
-        }
-        try {
-            return transport.call(target, org.dthreads.monitor.RemoteMonitorSite.INTERRUPT, cls, 0L, hops - 1, 0);
-        } catch (Exception | Error e) {
-            LOG.warn("interrupt-forward-failed", "dthreads: forwarding an interrupt of " + ThreadClass.format(cls)
-                    + " to the site of its remote call failed (" + e + "); it is kept for the calling thread");
-            return NOT_DELIVERED;
-        }
-    }
-
-    /**
-     * An INTERRUPT request for {@code cls} reached this site: interrupt its wait here, or pass it on along
-     * the most recent outgoing call of the class from here (the chain's next hop).
-     */
-    static long interruptHere(long cls, long hopsLeft) {
-        if (interruptWaitOf(cls, null)) {
-            return DELIVERED;
-        }
-        Actor deepest = null;
-        for (Actor a : SUSPENDED.values()) {
-            if (a.outgoingClass == cls && a.outgoingCalls > 0 && a.outgoingTarget != null
-                    && (deepest == null || a.suspendedAtNanos - deepest.suspendedAtNanos > 0)) {
-                deepest = a;
-            }
-        }
-        if (deepest == null) {
-            return NOT_DELIVERED;
-        }
-        return forward(deepest.outgoingTarget, cls, (int) Math.min(hopsLeft, INTERRUPT_HOPS));
-    }
-
-    /** Takes an interrupt kept for {@code cls} (see {@link #interrupt}); true if there was one. */
-    static boolean takeClassInterrupt(long cls) {
-        if (PENDING_CLASS_INTERRUPTS.get() == 0) {
-            return false;
-        }
-        for (Actor a : SUSPENDED.values()) {
-            if (a.outgoingClass == cls && a.classInterruptPending.compareAndSet(true, false)) {
-                PENDING_CLASS_INTERRUPTS.decrementAndGet();
-                return true;
-            }
-        }
-        return false;
-    }
-
-    // ================= hooks for the adapters =================
+    // ================= hooks for the adapters (org.dthreads.monitor.spi.OutgoingCalls) =================
 
     /** The calling thread is about to block in an outgoing remote call for its current class. */
     public static void beginOutgoingCall() {
-        beginOutgoingCall(null);
+        InterruptRouting.beginOutgoingCall(null);
     }
 
-    /**
-     * The calling thread is about to block in an outgoing remote call to {@code target} (a stub an
-     * adapter's monitor transport handles, or null): an interrupt of the thread is forwarded there.
-     */
+    /** See {@link InterruptRouting#beginOutgoingCall(Object)}. */
     public static void beginOutgoingCall(Object target) {
-        try {
-            Actor me = Actor.current();
-            long cls = KernelLink.currentClass();
-            if (me.outgoingCalls == 0) {
-                me.outgoingTarget = target;
-                me.suspendedAtNanos = System.nanoTime();
-            }
-            me.beginOutgoingCall(cls);
-            SUSPENDED.put(me.thread, me);
-            if (!ORPHANS_BY_CLASS.isEmpty()) {
-                Set<Monitor> monitors = ORPHANS_BY_CLASS.get(cls);
-                if (monitors != null) {
-                    for (Monitor m : monitors) {
-                        m.wakeOrphans();
-                    }
-                }
-            }
-        } catch (Throwable t) {
-            LOG.error("outgoing-begin-failed", "dthreads: recording an outgoing call failed: " + t);
-        }
+        InterruptRouting.beginOutgoingCall(target);
     }
 
-    /** The outgoing call begun by {@link #beginOutgoingCall} returned or failed. */
+    /** See {@link InterruptRouting#endOutgoingCall()}. */
     public static void endOutgoingCall() {
-        try {
-            Actor me = Actor.current();
-            if (!me.endOutgoingCall()) {
-                LOG.warn("outgoing-end-unbalanced", "dthreads: OutgoingCalls.end() without begin() on thread '"
-                        + me.thread.getName() + "'; ignored");
-                return;
-            }
-            if (me.outgoingCalls == 0) {
-                SUSPENDED.remove(me.thread);
-                me.outgoingTarget = null;
-                java.util.concurrent.CountDownLatch forward = me.interruptForward;
-                if (forward != null) {
-                    me.interruptForward = null;
-                    // the chain may unwind faster than the forward's answer travels back: learn whether a
-                    // wait down the chain took the interrupt before deciding to keep it here (bounded)
-                    awaitUninterruptibly(forward, 10);
-                }
-                if (me.classInterruptPending.compareAndSet(true, false)) {
-                    PENDING_CLASS_INTERRUPTS.decrementAndGet();
-                    Thread.currentThread().interrupt(); // nobody of the class waited meanwhile: it is ours
-                }
-            }
-        } catch (Throwable t) {
-            LOG.error("outgoing-end-failed", "dthreads: recording the end of an outgoing call failed: " + t);
-        }
-    }
-
-    private static void awaitUninterruptibly(java.util.concurrent.CountDownLatch latch, long seconds) {
-        boolean interrupted = false;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        try {
-            for (long left; (left = deadline - System.nanoTime()) > 0; ) {
-                try {
-                    if (latch.await(left, TimeUnit.NANOSECONDS)) {
-                        return;
-                    }
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        InterruptRouting.endOutgoingCall();
     }
 
     /** Outstanding outgoing calls of the calling thread. */
     public static int outgoingCalls() {
         return Actor.current().outgoingCalls;
-    }
-
-    static void waitStarted(WaitNode node) {
-        WAITS_BY_CLASS.computeIfAbsent(node.threadClass, c -> ConcurrentHashMap.newKeySet()).add(node);
-    }
-
-    static void waitEnded(WaitNode node) {
-        Set<WaitNode> set = WAITS_BY_CLASS.get(node.threadClass);
-        if (set != null) {
-            set.remove(node);
-            if (set.isEmpty()) {
-                WAITS_BY_CLASS.remove(node.threadClass, set);
-            }
-        }
-    }
-
-    static void orphanBlocked(Actor me, long cls, Monitor m) {
-        ORPHANS_BY_CLASS.computeIfAbsent(cls, c -> ConcurrentHashMap.newKeySet()).add(m);
-        LOG.warn("orphan-blocked", "dthreads: " + me + " of class " + ThreadClass.format(cls)
-                + " blocks on a monitor its class holds through another thread (a nested activation still running"
-                + " after this thread's remote call ended, e.g. on a timeout); it proceeds when that activation"
-                + " unwinds. See docs/remote-monitors.md, \"Orphans\".");
-    }
-
-    static void orphanUnblocked(Actor me, long cls) {
-        Set<Monitor> set = ORPHANS_BY_CLASS.get(cls);
-        if (set != null) {
-            set.removeIf(m -> !m.isBusy());
-            if (set.isEmpty()) {
-                ORPHANS_BY_CLASS.remove(cls, set);
-            }
-        }
     }
 
     // ================= dump =================
@@ -567,20 +347,6 @@ public final class MonitorRuntime {
     /** Monitors in the table (including idle ones not yet collected); for tests. */
     public static int tableSize() {
         return TABLE.size();
-    }
-
-    /** Interrupts a pending emulated wait of {@code cls} at this site (not {@code except}'s); true if there was one. */
-    static boolean interruptWaitOf(long cls, Thread except) {
-        Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
-        if (waits != null) {
-            for (WaitNode w : waits) {
-                if (w.thread != except && w.state == WaitNode.WAITING) {
-                    w.thread.interrupt();
-                    return true;
-                }
-            }
-        }
-        return false;
     }
 
     // ================= remote monitors: the site side (see RemoteLeases) =================
@@ -629,4 +395,12 @@ public final class MonitorRuntime {
     static IllegalMonitorStateException notOwner() {
         return new IllegalMonitorStateException("current thread is not owner");
     }
+
+    // ================= diagnostics (issue 17) =================
+
+    /** Threads blocked in outgoing remote calls, for the wait-for graph (see {@link DiagnosticRows}). */
+    static java.util.Collection<Actor> suspendedActors() {
+        return InterruptRouting.SUSPENDED.values();
+    }
 }
+

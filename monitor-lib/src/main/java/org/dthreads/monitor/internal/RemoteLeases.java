@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
 
 /**
  * The site side of remote monitors: the lease table and its reaper, and the operations a remote client
@@ -69,11 +70,12 @@ final class RemoteLeases {
         do {
             token = ThreadLocalRandom.current().nextLong();
         } while (token == 0 || LEASES.containsKey(token));
-        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(Math.max(1, leaseMillis)));
+        long granted = LeaseBounds.atSite(leaseMillis, peer, LeaseBounds.MAX_LEASE_MILLIS); // issue 15 §2
+        LeaseActor lease = new LeaseActor(token, cls, peer, TimeUnit.MILLISECONDS.toNanos(granted));
         if (!m.tryEnterFast(lease, cls, key)) {
-            m.enterSlow(lease, cls, key);
+            m.enterSlow(lease, cls, key); // any time: the lease has not started, nobody can revoke it
         }
-        lease.renew();
+        lease.start(); // the lease runs from the grant, whatever the wait (issue 15 §1)
         LEASES.put(token, new Lease(lease, key, m));
         LeaseReaper.start();
         return token;
@@ -123,7 +125,7 @@ final class RemoteLeases {
     }
 
     /**
-     * One operation sent by a remote client (see {@link org.dthreads.monitor.RemoteMonitorSite#serve}). Token
+     * One operation sent by a remote client (see {@link org.dthreads.monitor.spi.RemoteMonitorSite#serve}). Token
      * operations must come from the lease's class. Token 0 acts as the class would locally, on this server
      * thread bound to it: allowed by the monitor only through the causality rule (a suspended thread of the
      * class holds it here).
@@ -148,8 +150,15 @@ final class RemoteLeases {
 
     private static long serveChecked(Object target, int op, long cls, long token, long arg, int nanos, String peer)
             throws InterruptedException {
+        if (target != null && op != RemoteMonitorSite.EXIT && op != RemoteMonitorSite.RENEW
+                && op != RemoteMonitorSite.INTERRUPT && !RemotePolicy.SITE.allows(target.getClass().getName())) {
+            LOG.warn("remote-op-policy", "dthreads: refused remote monitor operation " + op + " from " + peer + " on "
+                    + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
+            throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the site refuses remote monitor operations on "
+                    + target.getClass().getName() + " (-Ddthreads.monitor.remote)");
+        }
         switch (op) {
-            case org.dthreads.monitor.RemoteMonitorSite.ENTER -> {
+            case RemoteMonitorSite.ENTER -> {
                 Objects.requireNonNull(target, "target");
                 if (MonitorModes.mode(target) != MonitorModes.EMULATED) {
                     throw new org.dthreads.monitor.RemoteMonitorException("dthreads: the monitor of "
@@ -159,24 +168,24 @@ final class RemoteLeases {
                 }
                 return remoteEnter(target, cls, peer, arg);
             }
-            case org.dthreads.monitor.RemoteMonitorSite.EXIT -> {
+            case RemoteMonitorSite.EXIT -> {
                 leaseOf(token, cls);
                 remoteExit(token);
                 return 0L;
             }
-            case org.dthreads.monitor.RemoteMonitorSite.WAIT -> {
+            case RemoteMonitorSite.WAIT -> {
                 if (token != 0L) {
                     leaseOf(token, cls);
                     remoteWait(token, arg, nanos);
                 } else {
                     try (org.dthreads.ClassScope ignored = KernelLink.bind(cls)) {
-                        waitFor(target, arg, nanos);
+                        waitOn(target, arg, nanos);
                     }
                 }
                 return 0L;
             }
-            case org.dthreads.monitor.RemoteMonitorSite.NOTIFY, org.dthreads.monitor.RemoteMonitorSite.NOTIFY_ALL -> {
-                boolean all = op == org.dthreads.monitor.RemoteMonitorSite.NOTIFY_ALL;
+            case RemoteMonitorSite.NOTIFY, RemoteMonitorSite.NOTIFY_ALL -> {
+                boolean all = op == RemoteMonitorSite.NOTIFY_ALL;
                 if (token != 0L) {
                     leaseOf(token, cls);
                     remoteNotify(token, all);
@@ -191,11 +200,11 @@ final class RemoteLeases {
                 }
                 return 0L;
             }
-            case org.dthreads.monitor.RemoteMonitorSite.RENEW -> {
+            case RemoteMonitorSite.RENEW -> {
                 Lease lease = LEASES.get(token);
                 return lease != null && lease.actor.threadClass == cls && remoteRenew(token) ? 1L : 0L;
             }
-            case org.dthreads.monitor.RemoteMonitorSite.HOLDS -> {
+            case RemoteMonitorSite.HOLDS -> {
                 if (token != 0L) {
                     Lease lease = LEASES.get(token);
                     return lease != null && lease.actor.threadClass == cls && remoteHolds(token) ? 1L : 0L;
@@ -204,8 +213,8 @@ final class RemoteLeases {
                     return holdsLock(target) ? 1L : 0L;
                 }
             }
-            case org.dthreads.monitor.RemoteMonitorSite.INTERRUPT -> {
-                return interruptHere(cls, arg);
+            case RemoteMonitorSite.INTERRUPT -> {
+                return InterruptRouting.interruptHere(cls, arg);
             }
             default -> throw new IllegalArgumentException("dthreads: unknown remote monitor operation " + op);
         }
@@ -262,12 +271,11 @@ final class RemoteLeases {
         }
         long timeoutNanos = timeoutMillis == 0 ? 0L
                 : timeoutMillis >= Long.MAX_VALUE / 1_000_000L ? Long.MAX_VALUE : timeoutMillis * 1_000_000L;
-        lease.actor.pendingWaits++;
+        lease.actor.beginWait();
         try {
             waitAs(lease.actor, lease.actor.threadClass, lease.key, timeoutNanos);
         } finally {
-            lease.actor.pendingWaits--;
-            lease.actor.renew();
+            lease.actor.endWait(); // the lease runs from the re-acquire, however long the wait (issue 15 §1)
         }
     }
 

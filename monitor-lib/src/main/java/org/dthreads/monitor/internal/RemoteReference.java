@@ -9,9 +9,9 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.dthreads.ThreadClass;
 import org.dthreads.monitor.RemoteMonitorException;
-import org.dthreads.monitor.RemoteMonitorSite;
-import org.dthreads.monitor.RemoteMonitorTransport;
-import org.dthreads.monitor.RemoteMonitors;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorTransport;
+import org.dthreads.monitor.spi.RemoteMonitors;
 
 /**
  * The client side of the remote-monitor protocol for one stub: what {@link Monitor#remote} points to when
@@ -41,7 +41,7 @@ final class RemoteReference {
     static final int REMOTE = 1;
     static final int UNREACHABLE = 2;
 
-    /** Lease the client asks for; renewed at a third of it while held. */
+    /** Lease the client asks for (clamped by {@link LeaseBounds}); renewed at a third of it while held. */
     static final long LEASE_MILLIS = leaseMillis();
 
     private static final String ROIH = "java.rmi.server.RemoteObjectInvocationHandler";
@@ -155,7 +155,7 @@ final class RemoteReference {
         return true;
     }
 
-    void await(Object key, long cls, long timeoutMillis, int nanos) throws InterruptedException {
+    void waitOn(Object key, long cls, long timeoutMillis, int nanos) throws InterruptedException {
         long token = tokenFor(cls, "wait");
         RemoteMonitorTransport t = transport(key);
         synchronized (this) {
@@ -433,9 +433,7 @@ final class RemoteReference {
 
     private static long leaseMillis() {
         try {
-            String v = System.getProperty("dthreads.monitor.leaseMillis");
-            long ms = v == null ? RemoteMonitorSite.DEFAULT_LEASE_MILLIS : Long.parseLong(v.trim());
-            return Math.max(100L, ms);
+            return LeaseBounds.forClient(System.getProperty("dthreads.monitor.leaseMillis"), LeaseBounds.MAX_LEASE_MILLIS);
         } catch (RuntimeException e) {
             return RemoteMonitorSite.DEFAULT_LEASE_MILLIS;
         }

@@ -16,8 +16,8 @@ import org.dthreads.DThreads;
 import org.dthreads.ThreadClass;
 import org.dthreads.monitor.MonitorDump;
 import org.dthreads.monitor.Monitors;
-import org.dthreads.monitor.OutgoingCalls;
-import org.dthreads.monitor.RemoteMonitorSite;
+import org.dthreads.monitor.spi.OutgoingCalls;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -96,7 +96,7 @@ class RemoteLeaseTest {
         AtomicReference<String> result = new AtomicReference<>();
         Thread server = daemon("server", () -> {
             try {
-                RemoteMonitorSite.await(token, 0, 0);
+                RemoteMonitorSite.waitOn(token, 0, 0);
                 result.set("woke, holds=" + RemoteMonitorSite.holds(token));
             } catch (Throwable t) {
                 result.set(t.toString());

@@ -8,8 +8,8 @@ import java.rmi.ServerException;
 import java.rmi.server.RemoteObject;
 import java.rmi.server.RemoteRef;
 import org.dthreads.monitor.RemoteMonitorException;
-import org.dthreads.monitor.RemoteMonitorTransport;
-import org.dthreads.monitor.RemoteMonitors;
+import org.dthreads.monitor.spi.RemoteMonitorTransport;
+import org.dthreads.monitor.spi.RemoteMonitors;
 
 /**
  * Carries monitor operations on JRMP stubs to the object's site: a call of {@link MonitorPort#dthreads$monitor}

@@ -3,7 +3,7 @@ package org.dthreads.rmi.internal;
 import java.rmi.RemoteException;
 import java.rmi.server.RemoteServer;
 import java.rmi.server.ServerNotActiveException;
-import org.dthreads.monitor.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
 
 /**
  * The JRMP entry of the remote-monitor protocol ({@code docs/remote-monitors.md}): the rewriter makes every

@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
-import org.dthreads.monitor.OutgoingCalls;
+import org.dthreads.monitor.spi.OutgoingCalls;
 
 /**
  * Client side of the JRMP retrofit: turns a call of a remote method into a call of its twin, with

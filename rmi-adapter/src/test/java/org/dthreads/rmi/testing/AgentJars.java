@@ -26,7 +26,7 @@ public final class AgentJars {
     public static Path build(Path dir) throws IOException, URISyntaxException {
         Path apiClasses = Path.of(DThreads.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path rmiClasses = Path.of(RmiClientHook.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-        Path monitorClasses = Path.of(org.dthreads.monitor.OutgoingCalls.class.getProtectionDomain().getCodeSource()
+        Path monitorClasses = Path.of(org.dthreads.monitor.spi.OutgoingCalls.class.getProtectionDomain().getCodeSource()
                 .getLocation().toURI());
         Path boot = dir.resolve("boot.jar");
         try (JarOutputStream jar = new JarOutputStream(Files.newOutputStream(boot), new Manifest())) {

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.dthreads.ClassScope;
 import org.dthreads.DThreads;
 import org.dthreads.monitor.Monitors;
-import org.dthreads.monitor.OutgoingCalls;
+import org.dthreads.monitor.spi.OutgoingCalls;
 import org.dthreads.monitor.internal.rewriter.fixtures.JdkLockedObjects;
 import org.dthreads.monitor.internal.rewriter.fixtures.OrdinaryLock;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package org.dthreads.monitor;
+package org.dthreads.monitor.spi;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
@@ -53,7 +53,7 @@ public final class OutgoingCalls {
     /**
      * As {@link #begin()}, naming where the call goes: {@code remoteReference} is the stub (a reference
      * that a registered {@link RemoteMonitorTransport} handles). While the call is pending, an interrupt of
-     * the calling thread through {@link Monitors#interrupt} is forwarded to that site and on along the call
+     * the calling thread through {@link org.dthreads.monitor.Monitors#interrupt} is forwarded to that site and on along the call
      * chain to the wait of the class that blocks there (see {@code docs/remote-monitors.md}, "Interrupts").
      * Never throws.
      *

@@ -1,4 +1,4 @@
-package org.dthreads.monitor;
+package org.dthreads.monitor.spi;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
@@ -64,7 +64,7 @@ public final class RemoteMonitorSite {
      * thread serving the request, with the local object the request's reference denotes. Waits, enters and
      * notifies with token 0 act for {@code threadClass} as a local thread of that class would (allowed only
      * through the causality rule of {@code docs/remote-monitors.md}). A target whose monitor is native at
-     * this site (its class is not rewritten) cannot be entered remotely: {@link RemoteMonitorException}.
+     * this site (its class is not rewritten) cannot be entered remotely: {@link org.dthreads.monitor.RemoteMonitorException}.
      *
      * @param target the local object (the servant or exported remote object); ignored by RENEW and INTERRUPT
      * @param op the operation, {@link #ENTER} to {@link #INTERRUPT}
@@ -77,7 +77,7 @@ public final class RemoteMonitorSite {
      * @throws InterruptedException if a wait was interrupted
      * @throws IllegalMonitorStateException if the class does not own the monitor, or the lease expired
      * @throws IllegalArgumentException for a bad timeout, an unknown operation or an invalid class
-     * @throws RemoteMonitorException if the target's monitor is native at this site
+     * @throws org.dthreads.monitor.RemoteMonitorException if the target's monitor is native at this site
      */
     public static long serve(Object target, int op, long threadClass, long token, long arg, int nanos, String peer)
             throws InterruptedException {
@@ -159,7 +159,7 @@ public final class RemoteMonitorSite {
      *         the monitor
      * @throws InterruptedException if the holder's class is interrupted before or while waiting
      */
-    public static void await(long token, long timeoutMillis, int nanos) throws InterruptedException {
+    public static void waitOn(long token, long timeoutMillis, int nanos) throws InterruptedException {
         try {
             WAIT_HANDLE.invokeExact(token, timeoutMillis, nanos);
         } catch (RuntimeException | Error | InterruptedException e) {

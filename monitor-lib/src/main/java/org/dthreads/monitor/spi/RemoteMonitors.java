@@ -1,4 +1,4 @@
-package org.dthreads.monitor;
+package org.dthreads.monitor.spi;
 
 
 import java.util.concurrent.CopyOnWriteArrayList;

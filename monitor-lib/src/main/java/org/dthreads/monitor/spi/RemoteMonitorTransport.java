@@ -1,4 +1,4 @@
-package org.dthreads.monitor;
+package org.dthreads.monitor.spi;
 
 /**
  * SPI, implemented by the RMI and IIOP adapters: carries one monitor operation whose target is a remote
@@ -45,7 +45,7 @@ public interface RemoteMonitorTransport {
      * @throws IllegalMonitorStateException if the site found the class not owning the monitor, or the
      *         lease expired
      * @throws IllegalArgumentException for a bad timeout, as {@code Object.wait} throws it
-     * @throws RemoteMonitorException if the site could not be reached or does not run dthreads
+     * @throws org.dthreads.monitor.RemoteMonitorException if the site could not be reached or does not run dthreads
      */
     long call(Object target, int op, long threadClass, long token, long arg, int nanos) throws InterruptedException;
 

@@ -1,0 +1,315 @@
+package org.dthreads.monitor.internal;
+
+import static org.dthreads.monitor.internal.MonitorRuntime.LOG;
+import static org.dthreads.monitor.internal.MonitorRuntime.daemonThreads;
+
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.dthreads.ThreadClass;
+import org.dthreads.internal.KernelLink;
+import org.dthreads.monitor.spi.RemoteMonitorSite;
+import org.dthreads.monitor.spi.RemoteMonitorTransport;
+import org.dthreads.monitor.spi.RemoteMonitors;
+
+/**
+ * Interrupt routing: where {@code Thread.interrupt()} goes when the thread stands for a class whose activity
+ * is elsewhere (see {@link #interrupt}), and the bookkeeping of outgoing calls, emulated waits and orphans
+ * it needs.
+ *
+ * <h2>What guards what</h2>
+ * <ul>
+ *   <li>{@link #SUSPENDED} (thread -> its actor while in an outgoing call), {@link #WAITS_BY_CLASS}
+ *       (class -> its pending emulated waits here), {@link #ORPHANS_BY_CLASS} (class -> monitors where
+ *       orphans of it park): concurrent maps with concurrent key sets; no lock of ours is held while they are
+ *       used. A set emptied and removed ({@code remove(k, set)}) may still receive an add from a racing
+ *       {@code computeIfAbsent(...).add}: that entry is then only in the dropped set (issue 15 §3).</li>
+ *   <li>An actor's {@code classInterruptPending} (an atomic boolean) is the one interrupt kept for its
+ *       class: whoever flips it true -> false delivers it, so it is delivered once.
+ *       {@link #PENDING_CLASS_INTERRUPTS} counts the true ones so waits skip the scan when it is 0.</li>
+ *   <li>An actor's {@code outgoingTarget}, {@code suspendedAtNanos}, {@code interruptForward}: written by the
+ *       actor's thread before it publishes itself in {@code SUSPENDED} (a volatile write inside the map),
+ *       read by interrupting threads after they found it there.</li>
+ * </ul>
+ *
+ * <h2>Ordering</h2>
+ * An interrupter sets {@code classInterruptPending} and then re-reads {@code SUSPENDED}; the call's end
+ * removes itself from {@code SUSPENDED} and then takes {@code classInterruptPending}. One of the two sees
+ * the other, so an interrupt that raced with the end of the call is delivered to the thread itself.
+ * Forwarding to the site the call went to runs on a daemon thread; the call's end waits (bounded) for its
+ * outcome before deciding whether the interrupt is still its own.
+ */
+final class InterruptRouting {
+    /** Threads blocked in outgoing remote calls, for interrupt routing. */
+    static final Map<Thread, Actor> SUSPENDED = new ConcurrentHashMap<>();
+    /** Pending emulated waits by class, for interrupt routing. */
+    static final Map<Long, Set<WaitNode>> WAITS_BY_CLASS = new ConcurrentHashMap<>();
+    /** Monitors where orphans of a class are parked, woken when a thread of the class suspends. */
+    static final Map<Long, Set<Monitor>> ORPHANS_BY_CLASS = new ConcurrentHashMap<>();
+    /** How many suspended actors keep an interrupt for their class: lets waits skip the look-up. */
+    static final AtomicInteger PENDING_CLASS_INTERRUPTS =
+            new AtomicInteger();
+
+    private InterruptRouting() {}
+
+    /**
+     * {@code t.interrupt()} as rewritten code calls it. A thread that is not in an outgoing remote call is
+     * simply interrupted. A thread suspended in an outgoing call stands for its class, whose activity is
+     * elsewhere: the interrupt goes to the class's emulated wait on this site if there is one (a callback
+     * thread waiting for that class is that logical thread, and throws {@code InterruptedException}); if
+     * there is none it is kept for the class, taken by the next wait of the class on this site, or, if
+     * none comes, given back to {@code t} when its call returns. So one interrupt is delivered once, as in
+     * the single-threaded program. It is also forwarded along the call to the site it went to (see
+     * {@link #forwardAsync}), where a wait of the class takes it or it is passed on along the chain.
+     */
+    static void interrupt(Thread t) {
+        Actor suspended = SUSPENDED.get(t);
+        if (suspended == null) {
+            t.interrupt();
+            return;
+        }
+        try {
+            long cls = suspended.outgoingClass;
+            if (interruptWaitOf(cls, t)) {
+                return;
+            }
+            if (suspended.classInterruptPending.compareAndSet(false, true)) {
+                PENDING_CLASS_INTERRUPTS.incrementAndGet();
+            }
+            Object target = suspended.outgoingTarget;
+            if (target != null) {
+                forwardAsync(suspended, target, cls);
+            }
+            if (!SUSPENDED.containsKey(t) && suspended.classInterruptPending.compareAndSet(true, false)) {
+                // the call returned meanwhile: deliver to the thread itself
+                PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                t.interrupt();
+            }
+        } catch (Throwable e) {
+            LOG.error("interrupt-routing-failed", "dthreads: routing an interrupt to emulated waits failed: " + e);
+            t.interrupt();
+        }
+    }
+
+    // ---- cross-site interrupts ----
+
+    /** How many sites an interrupt is forwarded through at most (a guard against cycles). */
+    static final int INTERRUPT_HOPS = 32;
+    static final long DELIVERED = 1L;
+    static final long NOT_DELIVERED = 0L;
+
+    private static final ExecutorService FORWARDERS =
+            Executors.newCachedThreadPool(daemonThreads("dthreads-interrupt-forward"));
+
+
+    /**
+     * Sends the interrupt of {@code cls} along the outgoing call of {@code suspended} on a daemon thread
+     * (an interrupt must not block the interrupting thread on the network). If a wait down the chain took
+     * it, the interrupt kept here is withdrawn; the suspended thread's {@code end()} waits for the outcome,
+     * so the interrupt is delivered once: as InterruptedException there, or as this thread's status.
+     */
+    private static void forwardAsync(Actor suspended, Object target, long cls) {
+        CountDownLatch done = new CountDownLatch(1);
+        suspended.interruptForward = done;
+        try {
+            FORWARDERS.execute(() -> {
+                try {
+                    if (forward(target, cls, INTERRUPT_HOPS) == DELIVERED
+                            && suspended.classInterruptPending.compareAndSet(true, false)) {
+                        PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                    }
+                } finally {
+                    done.countDown();
+                }
+            });
+        } catch (RuntimeException e) {
+            done.countDown();
+        }
+    }
+
+    /** One forward to the site of {@code target}; DELIVERED if a wait of {@code cls} there or beyond took it. */
+    private static long forward(Object target, long cls, int hops) {
+        if (hops <= 0) {
+            return NOT_DELIVERED;
+        }
+        RemoteMonitorTransport transport = RemoteMonitors.transportFor(target);
+        if (transport == null) {
+            return NOT_DELIVERED;
+        }
+        try {
+            return transport.call(target, RemoteMonitorSite.INTERRUPT, cls, 0L, hops - 1, 0);
+        } catch (Exception | Error e) {
+            LOG.warn("interrupt-forward-failed", "dthreads: forwarding an interrupt of " + ThreadClass.format(cls)
+                    + " to the site of its remote call failed (" + e + "); it is kept for the calling thread");
+            return NOT_DELIVERED;
+        }
+    }
+
+    /**
+     * An INTERRUPT request for {@code cls} reached this site: interrupt its wait here, or pass it on along
+     * the most recent outgoing call of the class from here (the chain's next hop).
+     */
+    static long interruptHere(long cls, long hopsLeft) {
+        if (interruptWaitOf(cls, null)) {
+            return DELIVERED;
+        }
+        Actor deepest = null;
+        for (Actor a : SUSPENDED.values()) {
+            if (a.outgoingClass == cls && a.outgoingCalls > 0 && a.outgoingTarget != null
+                    && (deepest == null || a.suspendedAtNanos - deepest.suspendedAtNanos > 0)) {
+                deepest = a;
+            }
+        }
+        if (deepest == null) {
+            return NOT_DELIVERED;
+        }
+        return forward(deepest.outgoingTarget, cls, (int) Math.min(hopsLeft, INTERRUPT_HOPS));
+    }
+
+    /** Takes an interrupt kept for {@code cls} (see {@link #interrupt}); true if there was one. */
+    static boolean takeClassInterrupt(long cls) {
+        if (PENDING_CLASS_INTERRUPTS.get() == 0) {
+            return false;
+        }
+        for (Actor a : SUSPENDED.values()) {
+            if (a.outgoingClass == cls && a.classInterruptPending.compareAndSet(true, false)) {
+                PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The calling thread is about to block in an outgoing remote call for its current class. */
+    static void beginOutgoingCall() {
+        beginOutgoingCall(null);
+    }
+
+    /**
+     * The calling thread is about to block in an outgoing remote call to {@code target} (a stub an
+     * adapter's monitor transport handles, or null): an interrupt of the thread is forwarded there.
+     */
+    static void beginOutgoingCall(Object target) {
+        try {
+            Actor me = Actor.current();
+            long cls = KernelLink.currentClass();
+            if (me.outgoingCalls == 0) {
+                me.outgoingTarget = target;
+                me.suspendedAtNanos = System.nanoTime();
+            }
+            me.beginOutgoingCall(cls);
+            SUSPENDED.put(me.thread, me);
+            if (!ORPHANS_BY_CLASS.isEmpty()) {
+                Set<Monitor> monitors = ORPHANS_BY_CLASS.get(cls);
+                if (monitors != null) {
+                    for (Monitor m : monitors) {
+                        m.wakeOrphans();
+                    }
+                }
+            }
+        } catch (Throwable t) {
+            LOG.error("outgoing-begin-failed", "dthreads: recording an outgoing call failed: " + t);
+        }
+    }
+
+    /** The outgoing call begun by {@link #beginOutgoingCall} returned or failed. */
+    static void endOutgoingCall() {
+        try {
+            Actor me = Actor.current();
+            if (!me.endOutgoingCall()) {
+                LOG.warn("outgoing-end-unbalanced", "dthreads: OutgoingCalls.end() without begin() on thread '"
+                        + me.thread.getName() + "'; ignored");
+                return;
+            }
+            if (me.outgoingCalls == 0) {
+                SUSPENDED.remove(me.thread);
+                me.outgoingTarget = null;
+                CountDownLatch forward = me.interruptForward;
+                if (forward != null) {
+                    me.interruptForward = null;
+                    // the chain may unwind faster than the forward's answer travels back: learn whether a
+                    // wait down the chain took the interrupt before deciding to keep it here (bounded)
+                    awaitUninterruptibly(forward, 10);
+                }
+                if (me.classInterruptPending.compareAndSet(true, false)) {
+                    PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                    Thread.currentThread().interrupt(); // nobody of the class waited meanwhile: it is ours
+                }
+            }
+        } catch (Throwable t) {
+            LOG.error("outgoing-end-failed", "dthreads: recording the end of an outgoing call failed: " + t);
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch, long seconds) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        try {
+            for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+                try {
+                    if (latch.await(left, TimeUnit.NANOSECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+
+    static void waitStarted(WaitNode node) {
+        WAITS_BY_CLASS.computeIfAbsent(node.threadClass, c -> ConcurrentHashMap.newKeySet()).add(node);
+    }
+
+    static void waitEnded(WaitNode node) {
+        Set<WaitNode> set = WAITS_BY_CLASS.get(node.threadClass);
+        if (set != null) {
+            set.remove(node);
+            if (set.isEmpty()) {
+                WAITS_BY_CLASS.remove(node.threadClass, set);
+            }
+        }
+    }
+
+    static void orphanBlocked(Actor me, long cls, Monitor m) {
+        ORPHANS_BY_CLASS.computeIfAbsent(cls, c -> ConcurrentHashMap.newKeySet()).add(m);
+        LOG.warn("orphan-blocked", "dthreads: " + me + " of class " + ThreadClass.format(cls)
+                + " blocks on a monitor its class holds through another thread (a nested activation still running"
+                + " after this thread's remote call ended, e.g. on a timeout); it proceeds when that activation"
+                + " unwinds. See docs/remote-monitors.md, \"Orphans\".");
+    }
+
+    static void orphanUnblocked(Actor me, long cls) {
+        Set<Monitor> set = ORPHANS_BY_CLASS.get(cls);
+        if (set != null) {
+            set.removeIf(m -> !m.isBusy());
+            if (set.isEmpty()) {
+                ORPHANS_BY_CLASS.remove(cls, set);
+            }
+        }
+    }
+
+    /** Interrupts a pending emulated wait of {@code cls} at this site (not {@code except}'s); true if there was one. */
+    static boolean interruptWaitOf(long cls, Thread except) {
+        Set<WaitNode> waits = WAITS_BY_CLASS.get(cls);
+        if (waits != null) {
+            for (WaitNode w : waits) {
+                if (w.thread != except && w.state == WaitNode.WAITING) {
+                    w.thread.interrupt();
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}
