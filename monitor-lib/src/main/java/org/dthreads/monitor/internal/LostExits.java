@@ -33,10 +33,13 @@ import org.dthreads.internal.KernelLink;
  * will touch its monitor until it records again. Lock order: {@link #LOCK}, then a monitor's queue lock;
  * recording holds no queue lock (Java's own {@code synchronized} blocks are left before a catch runs).
  *
- * <h2>Residual</h2>
- * A holder whose own settlement fails (the stack is still exhausted) continues with its operation; a
- * third party settling at that instant could race its depth write. Such an operation almost always fails
- * too and records its exit instead.
+ * <h2>A holder whose own settlement fails</h2>
+ * Where the stack is exhausted the holder's settlement can fail while a third party (a parked entrant's
+ * backstop) is paying the holder's debt; if the holder then wrote its depth it would race that payment
+ * (a lost update: the monitor stays held, or is freed under a holder). So a settlement that fails returns
+ * false and the holder's operation does not touch a depth: an exit records itself as one more lost exit,
+ * the other operations fail with {@link StackOverflowError} having changed nothing (as their call could
+ * have anyway).
  */
 public final class LostExits {
     /** How many monitors may be in debt at once. */
@@ -53,6 +56,11 @@ public final class LostExits {
     public static volatile Object lostWake;
     /** Whether anything above waits to be settled. Written under {@link #LOCK}; read without it. */
     public static volatile boolean pendingRepairs;
+    /**
+     * Thrown inside {@link MonitorRuntime#exit} (and caught there) when its settlement failed: the exit is then
+     * recorded as lost instead of done. Preallocated: where it is thrown the stack is exhausted. Never escapes.
+     */
+    static final Error UNSETTLED = new StackOverflowError("lost exits could not be settled here");
 
     private LostExits() {}
 
@@ -102,21 +110,28 @@ public final class LostExits {
     }
 
     /**
-     * Pays every recorded debt and lost wake-up, whoever's (see the class comment). Never throws: a
-     * settlement that fails leaves the rest pending for the next operation or parked entrant.
+     * Pays every recorded debt and lost wake-up, whoever's (see the class comment). Never throws. Returns
+     * false if the payment failed part-way (the stack is exhausted here): the rest stays pending for the next
+     * operation or parked entrant, and the caller must not touch a depth (see "Residual").
      */
-    public static void settleQuietly() {
+    public static boolean settleQuietly() {
+        int[] outcome;
         try {
-            settle();
+            outcome = pay();
         } catch (Throwable t) {
-            // pendingRepairs is still true: retried later
+            return false; // pendingRepairs is still true: retried later
         }
+        try {
+            report(outcome[0], outcome[1], outcome[2]);
+        } catch (Throwable t) {
+            // paid; only the log line is lost
+        }
+        return true;
     }
 
-    private static void settle() {
-        int unrecorded;
-        int paidLevels = 0;
-        int dropped = 0;
+    /** Returns {paid levels, dropped levels, unrecorded levels}. */
+    private static int[] pay() {
+        int[] outcome = new int[3];
         synchronized (LOCK) {
             Object wake = lostWake;
             if (wake != null) {
@@ -134,16 +149,20 @@ public final class LostExits {
                 // committed: no call between the payment and clearing its slot
                 LEVELS[i] = 0;
                 KEYS[i] = null;
-                paidLevels += levels - unmatched;
-                dropped += unmatched;
+                outcome[0] += levels - unmatched;
+                outcome[1] += unmatched;
                 if (m != null) {
                     m.wakeAll();
                 }
             }
-            unrecorded = UNRECORDED;
+            outcome[2] = UNRECORDED;
             UNRECORDED = 0;
             pendingRepairs = false;
         }
+        return outcome;
+    }
+
+    private static void report(int paidLevels, int dropped, int unrecorded) {
         if (paidLevels > 0) {
             MonitorRuntime.LOG.error("exit-repaired", "dthreads: paid " + paidLevels
                     + " monitor exit(s) that a stack overflow had interrupted");

@@ -40,6 +40,20 @@ public final class MonitorRuntime {
     static final RateLimitedLog LOG = RateLimitedLog.forClass(MonitorRuntime.class);
     static final MonitorTable TABLE = new MonitorTable();
 
+    static {
+        // A class first used deep in a stack (a wait at the end of a recursion) fails to initialize there and
+        // stays unusable for good (NoClassDefFoundError): initialize the wait path's classes now.
+        try {
+            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            lookup.ensureInitialized(StackHeadroom.class);
+            lookup.ensureInitialized(NativeMarks.class);
+            lookup.ensureInitialized(InterruptRouting.class);
+            lookup.ensureInitialized(WaitNode.class);
+        } catch (IllegalAccessException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private MonitorRuntime() {}
 
     // ================= entry points for rewritten code =================
@@ -73,8 +87,8 @@ public final class MonitorRuntime {
             throw new NullPointerException("Cannot enter synchronized block: the monitor is null");
         }
         Actor me = Actor.current();
-        if (LostExits.pendingRepairs) {
-            LostExits.settleQuietly();
+        if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+            throw unsettled();
         }
         long cls = KernelLink.currentClass();
         Monitor m = me.cachedKey == key ? me.cachedMonitor : lookupForEnter(me, key);
@@ -112,8 +126,8 @@ public final class MonitorRuntime {
         try {
             me = Actor.current();
             me.exitCommitted = false; // before any call: a stale true would make a failure look committed
-            if (LostExits.pendingRepairs) {
-                LostExits.settleQuietly();
+            if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+                throw LostExits.UNSETTLED; // recorded below: the depth may be being paid by another thread
             }
             long cls = KernelLink.currentClass();
             m = me.cachedKey == key ? me.cachedMonitor : TABLE.get(key);
@@ -128,6 +142,9 @@ public final class MonitorRuntime {
             throw e;
         } catch (Throwable t) {
             try {
+                if (t == LostExits.UNSETTLED) {
+                    throw t; // no retry: record it
+                }
                 if (me == null) {
                     me = Actor.current();
                     me.exitCommitted = false;
@@ -208,8 +225,11 @@ public final class MonitorRuntime {
     }
 
     static void waitAs(Actor me, long cls, Object key, long timeoutNanos) throws InterruptedException {
-        if (LostExits.pendingRepairs) {
-            LostExits.settleQuietly(); // before the depth is saved (see LostExits)
+        // fail here, holding the monitor and having changed nothing, if the stack is too short for the wait's
+        // release and re-acquire (see StackHeadroom): as Object.wait fails before it releases
+        StackHeadroom.ensure();
+        if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+            throw unsettled(); // before the depth is saved (see LostExits)
         }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
@@ -258,8 +278,8 @@ public final class MonitorRuntime {
     }
 
     static void notifyAs(Actor me, long cls, Object key, boolean all) {
-        if (LostExits.pendingRepairs) {
-            LostExits.settleQuietly();
+        if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+            throw unsettled();
         }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
@@ -390,6 +410,14 @@ public final class MonitorRuntime {
     /** See {@link RemoteLeases#remoteHolds}. */
     public static boolean remoteHolds(long token) {
         return RemoteLeases.remoteHolds(token);
+    }
+
+    /**
+     * An operation whose settlement of lost exits failed (the stack is exhausted) fails before it touches a
+     * depth, which another thread may be paying (see {@link LostExits}); its call could have overflowed anyway.
+     */
+    private static StackOverflowError unsettled() {
+        return new StackOverflowError("dthreads: no stack left to settle lost monitor exits");
     }
 
     static IllegalMonitorStateException notOwner() {
