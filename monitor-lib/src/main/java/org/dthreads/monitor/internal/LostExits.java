@@ -29,7 +29,7 @@ import org.dthreads.internal.KernelLink;
  * holds the monitor. That is safe against the holder's own plain writes of its depth because only the
  * holder's thread records debts of its monitor, and every monitor operation reads {@link #pendingRepairs}
  * before touching a depth: if it reads true it settles first (serialized with any other settler by
- * {@link #LOCK}); if it reads false, the clearing write came after all its debts were paid, so no settler
+ * {@link #LOCK}) and goes on only if that settlement completed (see below); if it reads false, the clearing write came after all its debts were paid, so no settler
  * will touch its monitor until it records again. Lock order: {@link #LOCK}, then a monitor's queue lock;
  * recording holds no queue lock (Java's own {@code synchronized} blocks are left before a catch runs).
  *
@@ -40,6 +40,11 @@ import org.dthreads.internal.KernelLink;
  * false and the holder's operation does not touch a depth: an exit records itself as one more lost exit,
  * the other operations fail with {@link StackOverflowError} having changed nothing (as their call could
  * have anyway).
+ *
+ * <h2>Not covered here</h2>
+ * An exit whose own call overflows (its frame's stack bang fails before {@code Monitors.exit} runs) is
+ * recorded by no one. Inside javac's handler, whose range covers the exit itself, it is run again at the
+ * same depth and fails again; only the rewriter can change that handler.
  */
 public final class LostExits {
     /** How many monitors may be in debt at once. */
