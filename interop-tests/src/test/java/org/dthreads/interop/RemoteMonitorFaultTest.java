@@ -44,6 +44,13 @@ class RemoteMonitorFaultTest {
         awaitRemoteHolder(server);
     }
 
+    /** The lease left on the remote owner in a {@code MonitorDump} text ("lease N ms left"). */
+    private static long leaseLeftMillis(String table) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("lease (\\d+) ms left").matcher(table);
+        assertTrue(m.find(), "no remote lease in the server's table:\n" + table);
+        return Long.parseLong(m.group(1));
+    }
+
     private static void awaitRemoteHolder(Site server) {
         await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50))
                 .until(() -> server.run("table").contains("remote owner at"));
@@ -98,16 +105,31 @@ class RemoteMonitorFaultTest {
         CompletableFuture<String> holder = CompletableFuture.supplyAsync(() -> sites.get(1).run(Duration.ofSeconds(60),
                 "holdThenNotify", Long.toString(holdMillis)));
         awaitRemoteHolder(server);
+        long cuttingAt = System.nanoTime();
         net.cut(c1Host);
-        long cutAt = System.nanoTime();
         try {
+            // The lease runs from the holder's last renewal (every third of the lease), which may precede
+            // the cut by up to 667 ms, and the cut takes effect while `ip` runs, before cut() returns: so
+            // time since the cut says little. Ask the server how much of the lease is left once no renewal
+            // can reach it any more: it must not be revoked earlier than that.
+            long askedAt = System.nanoTime();
+            long leftMillis = leaseLeftMillis(server.run("table"));
+            long answeredAt = System.nanoTime();
+            assertTrue(leftMillis >= 0 && leftMillis <= LEASE_MILLIS, leftMillis + " ms left");
             // another client gets the monitor once the cut-off holder's lease expired, while the holder is
             // still inside its block
             assertEquals("ok", cluster.assertCompletesWithin(Duration.ofSeconds(20),
                     () -> sites.get(2).run(Duration.ofSeconds(20), "increment", "1")));
-            long tookMillis = (System.nanoTime() - cutAt) / 1_000_000;
-            System.out.printf("C2 entered %d ms after C1 was cut off (lease %d ms)%n", tookMillis, LEASE_MILLIS);
-            assertTrue(tookMillis >= LEASE_MILLIS - 700 && tookMillis <= LEASE_MILLIS + 2_000, tookMillis + " ms");
+            long enteredAt = System.nanoTime();
+            long afterAsking = (enteredAt - askedAt) / 1_000_000;
+            long afterAnswer = (enteredAt - answeredAt) / 1_000_000;
+            long afterCutting = (enteredAt - cuttingAt) / 1_000_000;
+            System.out.printf("C2 entered %d ms after the server had %d ms of C1's lease left, %d ms after the"
+                    + " cut began (lease %d ms)%n", afterAsking, leftMillis, afterCutting, LEASE_MILLIS);
+            assertTrue(afterAsking >= leftMillis, "revoked before the lease ran out: " + afterAsking + " ms after "
+                    + "the server had " + leftMillis + " ms left");
+            assertTrue(afterAnswer <= leftMillis + 2_000 && afterCutting <= LEASE_MILLIS + 2_000,
+                    "revoked late: " + afterAnswer + " ms after the lease check, " + afterCutting + " ms after the cut");
             assertFalse(holder.isDone(), "the holder is still in its block");
         } finally {
             net.restore(c1Host);

@@ -53,12 +53,19 @@ public final class Monitors {
     private static final MethodHandle IS_EMULATED = runtime("isEmulated", MethodType.methodType(boolean.class, Object.class));
     private static final MethodHandle ENTER = runtime("enter", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle EXIT = runtime("exit", MethodType.methodType(void.class, Object.class));
+    private static final MethodHandle RECORD_LOST_EXITS = runtime("recordLostExits",
+            MethodType.methodType(void.class, Object.class, int.class));
     private static final MethodHandle WAIT = runtime("waitOn",
             MethodType.methodType(void.class, Object.class, long.class, int.class));
     private static final MethodHandle NOTIFY = runtime("notifyOne", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle NOTIFY_ALL = runtime("notifyAll", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle HOLDS_LOCK = runtime("holdsLock", MethodType.methodType(boolean.class, Object.class));
     private static final MethodHandle INTERRUPT = runtime("interrupt", MethodType.methodType(void.class, Thread.class));
+
+    static {
+        // initialized now, not by the first getstatic in exit's catch, where running <clinit> could overflow
+        Object unused = LostExits.LOCK;
+    }
 
     private Monitors() {}
 
@@ -98,6 +105,9 @@ public final class Monitors {
             return;
         }
         try {
+            if (LostExits.pendingRepairs) {
+                forwardLostExits();
+            }
             ENTER.invokeExact(o);
         } catch (RuntimeException | Error e) {
             throw e;
@@ -116,33 +126,61 @@ public final class Monitors {
      * @throws IllegalMonitorStateException if the calling thread's class does not own {@code o}'s monitor
      */
     public static void exit(Object o) {
-        if (!DELEGATES) {
-            try {
-                MonitorRuntime.exit(o);
-            } catch (IllegalMonitorStateException | NullPointerException e) {
-                throw e;
-            } catch (Throwable t) {
-                // The call itself overflowed the stack before the runtime could catch anything. No calls
-                // here: record the lost exit with plain static writes (see LostExits.lostExit0).
-                if (LostExits.lostExit0 == null) {
-                    LostExits.lostExit0 = o;
-                } else if (LostExits.lostExit1 == null) {
-                    LostExits.lostExit1 = o;
-                } else if (LostExits.lostExit2 == null) {
-                    LostExits.lostExit2 = o;
-                } else {
-                    LostExits.lostExit3 = o;
-                }
-                LostExits.pendingRepairs = true;
-            }
-            return;
-        }
         try {
+            if (!DELEGATES) {
+                MonitorRuntime.exit(o);
+                return;
+            }
+            if (LostExits.pendingRepairs) {
+                forwardLostExits();
+            }
             EXIT.invokeExact(o);
         } catch (IllegalMonitorStateException | NullPointerException e) {
             throw e;
         } catch (Throwable t) {
-            // a failure in the call itself (stack overflow before reaching the runtime): must not throw
+            // The call itself overflowed the stack before the runtime could catch anything. No calls
+            // here: monitorenter and array accesses only (keep in step with LostExits.record).
+            synchronized (LostExits.LOCK) {
+                int free = -1;
+                int i = 0;
+                for (; i < LostExits.SLOTS; i++) {
+                    Object k = LostExits.KEYS[i];
+                    if (k == o) {
+                        break;
+                    }
+                    if (k == null && free < 0) {
+                        free = i;
+                    }
+                }
+                if (i < LostExits.SLOTS) {
+                    LostExits.LEVELS[i]++;
+                } else if (free >= 0) {
+                    LostExits.KEYS[free] = o;
+                    LostExits.LEVELS[free] = 1;
+                } else {
+                    LostExits.UNRECORDED++;
+                }
+                LostExits.pendingRepairs = true;
+            }
+        }
+    }
+
+    /**
+     * A delegating copy records its own lost exits (in its own copy of LostExits, the only fields its
+     * catch can reach without a call) and hands them to the runtime's copy at its next operation, where
+     * they are paid like the runtime's own.
+     */
+    private static void forwardLostExits() throws Throwable {
+        synchronized (LostExits.LOCK) {
+            for (int i = 0; i < LostExits.SLOTS; i++) {
+                Object key = LostExits.KEYS[i];
+                if (key != null) {
+                    RECORD_LOST_EXITS.invokeExact(key, LostExits.LEVELS[i]);
+                    LostExits.KEYS[i] = null; // forwarded: no call between the forward and this write
+                    LostExits.LEVELS[i] = 0;
+                }
+            }
+            LostExits.pendingRepairs = false;
         }
     }
 

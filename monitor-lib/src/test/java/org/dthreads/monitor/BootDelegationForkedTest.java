@@ -30,6 +30,7 @@ class BootDelegationForkedTest {
         assertEquals("true", out.get("copyIsDistinct"), out::toString);
         assertEquals("true", out.get("copySeesOwner"), out::toString);
         assertEquals("true", out.get("copyExitReleases"), out::toString);
+        assertEquals("true", out.get("copyForwardsLostExits"), out::toString);
     }
 
     @Test

@@ -227,7 +227,7 @@ class ClassesAcrossThreadsTest {
                     }
                 }
             });
-            await().atMost(Duration.ofSeconds(10)).until(() -> second.getState() == Thread.State.WAITING);
+            await().atMost(Duration.ofSeconds(10)).until(() -> (second.getState() == Thread.State.WAITING || second.getState() == Thread.State.TIMED_WAITING));
             assertEquals(0, inside.get());
         } finally {
             Monitors.exit(lock);
@@ -268,7 +268,7 @@ class ClassesAcrossThreadsTest {
         OutgoingCalls.end(); // the call timed out: H is runnable again while S still acts for the class
         Thread home = Thread.currentThread();
         Thread releaser = daemon("releaser", () -> {
-            await().atMost(Duration.ofSeconds(10)).until(() -> home.getState() == Thread.State.WAITING);
+            await().atMost(Duration.ofSeconds(10)).until(() -> (home.getState() == Thread.State.WAITING || home.getState() == Thread.State.TIMED_WAITING));
             log.add("home blocked");
             letCallbackFinish.countDown();
         });
@@ -321,7 +321,7 @@ class ClassesAcrossThreadsTest {
         OutgoingCalls.end();
         Thread home = Thread.currentThread();
         Thread releaser = daemon("releaser", () -> {
-            await().atMost(Duration.ofSeconds(10)).until(() -> home.getState() == Thread.State.WAITING);
+            await().atMost(Duration.ofSeconds(10)).until(() -> (home.getState() == Thread.State.WAITING || home.getState() == Thread.State.TIMED_WAITING));
             log.add("home blocked");
             letCallbackFinish.countDown();
         });
@@ -398,7 +398,7 @@ class ClassesAcrossThreadsTest {
             Thread home = Thread.currentThread();
             Thread interrupter = daemon("interrupter", () -> {
                 await().atMost(Duration.ofSeconds(10)).until(() -> serverThread.get() != null
-                        && serverThread.get().getState() == Thread.State.WAITING);
+                        && (serverThread.get().getState() == Thread.State.WAITING || serverThread.get().getState() == Thread.State.TIMED_WAITING));
                 Monitors.interrupt(home);
             });
             long before = System.nanoTime();

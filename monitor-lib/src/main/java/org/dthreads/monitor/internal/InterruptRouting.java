@@ -316,9 +316,13 @@ final class InterruptRouting {
     }
 
 
+    /** Linked when this class is initialized, not by the first wait, which may be at the end of a stack. */
+    private static final java.util.function.Function<Long, Set<WaitNode>> NEW_WAIT_SET =
+            c -> ConcurrentHashMap.newKeySet();
+
     static void waitStarted(WaitNode node) {
         node.servesChain = node.actor instanceof LeaseActor || KernelLink.boundClass() == node.threadClass;
-        WAITS_BY_CLASS.computeIfAbsent(node.threadClass, c -> ConcurrentHashMap.newKeySet()).add(node);
+        WAITS_BY_CLASS.computeIfAbsent(node.threadClass, NEW_WAIT_SET).add(node);
     }
 
     static void waitEnded(WaitNode node) {

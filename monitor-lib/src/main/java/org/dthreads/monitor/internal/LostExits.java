@@ -6,28 +6,97 @@ import org.dthreads.internal.KernelLink;
  * Monitor exits and wake-ups that a failure inside the runtime (a {@link StackOverflowError} on a deep
  * stack, an {@link OutOfMemoryError}) interrupted: how they are recorded and how they are paid.
  *
- * <h2>Recording</h2>
- * An exit that failed before its committing write leaves the monitor held one level too deep: a lost
- * exit. Where the failure happened the stack is exhausted, so the recording code (inline in the catch
- * blocks of {@link MonitorRuntime#exit} and {@code Monitors.exit}) makes no call: plain writes to the
- * static fields below. An exit that committed but whose wake-up failed is recorded in {@link #lostWake}.
+ * <h2>Why counts, per key</h2>
+ * HotSpot bangs the stack shadow zone (tens of KiB) on every method entry, so when a deep recursion of
+ * small synchronized frames overflows, every frame within that distance of the end fails its exit: often
+ * hundreds of consecutive lost exits of the same monitor. A debt is therefore a key and a count of
+ * levels, one slot per key; {@link #SLOTS} monitors may be in debt at once. A loss that finds no slot is
+ * counted in {@link #UNRECORDED} and reported by the next settlement (that monitor stays held).
  *
- * <h2>What guards what</h2>
- * {@link #pendingRepairs} is set after a slot is written and cleared before the slots are scanned, so a
- * repair recorded during a scan is seen by the next one. The slots are settled by the next monitor
- * operation of any thread whose class actively holds the monitor (a monitor whose exit was lost is still
- * held by the failing thread, and nobody else can act on it meanwhile). Four slots: a fifth concurrent
- * loss overwrites slot 3.
+ * <h2>Recording</h2>
+ * An exit that failed before its committing write leaves the monitor held one level too deep. Where it
+ * failed the stack is exhausted, so the recording code (inline in the catch blocks of
+ * {@link MonitorRuntime#exit} and {@code Monitors.exit}; keep the copies in step with {@link #record})
+ * makes no call: it takes {@link #LOCK} with {@code monitorenter} (the JVM's own code, which runs in the
+ * stack's shadow zone and throws no {@code StackOverflowError}) and writes the arrays. An exit that
+ * committed but whose wake-up failed is recorded in {@link #lostWake}; parked entrants also re-check on a
+ * bounded timer (see {@code Monitor.parkForEntry}), so a lost wake-up costs at most that delay.
+ *
+ * <h2>What guards what; ordering</h2>
+ * {@link #KEYS}, {@link #LEVELS} and {@link #UNRECORDED} are read and written only under {@link #LOCK}.
+ * {@link #pendingRepairs} is written under it: set by every recording, cleared by a settlement only after
+ * every slot is paid. Any thread may settle ({@link #settleQuietly}), paying each debt for whichever actor
+ * holds the monitor. That is safe against the holder's own plain writes of its depth because only the
+ * holder's thread records debts of its monitor, and every monitor operation reads {@link #pendingRepairs}
+ * before touching a depth: if it reads true it settles first (serialized with any other settler by
+ * {@link #LOCK}) and goes on only if that settlement completed (see below); if it reads false, the clearing write came after all its debts were paid, so no settler
+ * will touch its monitor until it records again. Lock order: {@link #LOCK}, then a monitor's queue lock;
+ * recording holds no queue lock (Java's own {@code synchronized} blocks are left before a catch runs).
+ *
+ * <h2>A holder whose own settlement fails</h2>
+ * Where the stack is exhausted the holder's settlement can fail while a third party (a parked entrant's
+ * backstop) is paying the holder's debt; if the holder then wrote its depth it would race that payment
+ * (a lost update: the monitor stays held, or is freed under a holder). So a settlement that fails returns
+ * false and the holder's operation does not touch a depth: an exit records itself as one more lost exit,
+ * the other operations fail with {@link StackOverflowError} having changed nothing (as their call could
+ * have anyway).
+ *
+ * <h2>Not covered here</h2>
+ * An exit whose own call overflows (its frame's stack bang fails before {@code Monitors.exit} runs) is
+ * recorded by no one. Inside javac's handler, whose range covers the exit itself, it is run again at the
+ * same depth and fails again; only the rewriter can change that handler.
  */
 public final class LostExits {
-    public static volatile Object lostExit0;
-    public static volatile Object lostExit1;
-    public static volatile Object lostExit2;
-    public static volatile Object lostExit3;
+    /** How many monitors may be in debt at once. */
+    public static final int SLOTS = 16;
+    /** Guards the slots (a native monitor: taking it is not a Java call). */
+    public static final Object LOCK = new Object();
+    /** The monitor key of each slot's debt, null if the slot is free. Under {@link #LOCK}. */
+    public static final Object[] KEYS = new Object[SLOTS];
+    /** Levels of each slot's key lost and not yet paid. Under {@link #LOCK}. */
+    public static final int[] LEVELS = new int[SLOTS];
+    /** Exits lost while every slot held another key: not payable, reported once. Under {@link #LOCK}. */
+    public static int UNRECORDED;
+    /** A monitor whose exit committed but whose wake-up failed. */
     public static volatile Object lostWake;
+    /** Whether anything above waits to be settled. Written under {@link #LOCK}; read without it. */
     public static volatile boolean pendingRepairs;
+    /**
+     * Thrown inside {@link MonitorRuntime#exit} (and caught there) when its settlement failed: the exit is then
+     * recorded as lost instead of done. Preallocated: where it is thrown the stack is exhausted. Never escapes.
+     */
+    static final Error UNSETTLED = new StackOverflowError("lost exits could not be settled here");
 
     private LostExits() {}
+
+    /**
+     * Records one lost exit of {@code key}. The call-free copies inline in the exits' catch blocks do the
+     * same; this method is for callers with stack to spare (a copy forwarding its own records).
+     */
+    static void record(Object key, int levels) {
+        synchronized (LOCK) {
+            int free = -1;
+            int i = 0;
+            for (; i < SLOTS; i++) {
+                Object k = KEYS[i];
+                if (k == key) {
+                    break;
+                }
+                if (k == null && free < 0) {
+                    free = i;
+                }
+            }
+            if (i < SLOTS) {
+                LEVELS[i] += levels;
+            } else if (free >= 0) {
+                KEYS[free] = key;
+                LEVELS[free] = levels;
+            } else {
+                UNRECORDED += levels;
+            }
+            pendingRepairs = true;
+        }
+    }
 
     /** The retry of a failed exit (see {@link MonitorRuntime#exit}); may throw, the caller records then. */
     static void exitFailed(Object key, Actor me, Monitor m, Throwable failure) {
@@ -46,75 +115,82 @@ public final class LostExits {
     }
 
     /**
-     * Pays exits and wake-ups that a stack overflow interrupted (see the fields above). Never throws. A
-     * slot is cleared once its exit has committed (told by {@link Actor#exitCommitted}, a plain field), so
-     * a repair that overflows again is retried by the next operation, and none is ever paid twice (which
-     * would break exclusion).
+     * Pays every recorded debt and lost wake-up, whoever's (see the class comment). Never throws. Returns
+     * false if the payment failed part-way (the stack is exhausted here): the rest stays pending for the next
+     * operation or parked entrant, and the caller must not touch a depth (see "Residual").
      */
-    static void settleQuietly(Actor me) {
-        boolean committed = me.exitCommitted;
-        pendingRepairs = false;
+    public static boolean settleQuietly() {
+        int[] outcome;
         try {
+            outcome = pay();
+        } catch (Throwable t) {
+            return false; // pendingRepairs is still true: retried later
+        }
+        try {
+            report(outcome[0], outcome[1], outcome[2]);
+        } catch (Throwable t) {
+            // paid; only the log line is lost
+        }
+        return true;
+    }
+
+    /** Returns {paid levels, dropped levels, unrecorded levels}. */
+    private static int[] pay() {
+        int[] outcome = new int[3];
+        synchronized (LOCK) {
             Object wake = lostWake;
             if (wake != null) {
                 lostWake = null;
                 ((Monitor) wake).wakeAll();
             }
-            long cls = KernelLink.currentClass();
-            for (int slot = 0; slot < 4; slot++) {
-                Object key = slot == 0 ? lostExit0 : slot == 1 ? lostExit1 : slot == 2 ? lostExit2 : lostExit3;
+            for (int i = 0; i < SLOTS; i++) {
+                Object key = KEYS[i];
                 if (key == null) {
                     continue;
                 }
-                me.exitCommitted = false;
-                boolean paid;
-                try {
-                    paid = payIfOurs(me, cls, key);
-                } catch (Throwable t) {
-                    paid = me.exitCommitted; // no calls in this handler: field accesses only
-                }
-                if (paid) {
-                    if (slot == 0) {
-                        lostExit0 = null;
-                    } else if (slot == 1) {
-                        lostExit1 = null;
-                    } else if (slot == 2) {
-                        lostExit2 = null;
-                    } else {
-                        lostExit3 = null;
-                    }
-                } else {
-                    pendingRepairs = true; // another thread's, or failed again: a later operation retries
+                Monitor m = MonitorRuntime.TABLE.get(key);
+                int levels = LEVELS[i];
+                int unmatched = m == null ? levels : m.payLostLevels(levels);
+                // committed: no call between the payment and clearing its slot
+                LEVELS[i] = 0;
+                KEYS[i] = null;
+                outcome[0] += levels - unmatched;
+                outcome[1] += unmatched;
+                if (m != null) {
+                    m.wakeAll();
                 }
             }
-        } catch (Throwable t) {
-            pendingRepairs = true;
+            outcome[2] = UNRECORDED;
+            UNRECORDED = 0;
+            pendingRepairs = false;
         }
-        me.exitCommitted = committed;
+        return outcome;
     }
 
-    /** Pays one level of {@code key}'s monitor if our class holds it through us; true once committed. */
-    private static boolean payIfOurs(Actor me, long cls, Object key) {
-        Monitor m = MonitorRuntime.TABLE.get(key);
-        if (m == null || !m.isActiveFor(me, cls) || !m.exit(me, cls)) {
-            return false;
+    private static void report(int paidLevels, int dropped, int unrecorded) {
+        if (paidLevels > 0) {
+            MonitorRuntime.LOG.error("exit-repaired", "dthreads: paid " + paidLevels
+                    + " monitor exit(s) that a stack overflow had interrupted");
         }
-        m.wakeAll();
-        MonitorRuntime.LOG.error("exit-repaired", "dthreads: paid a monitor exit that a stack overflow had interrupted");
-        return true;
+        if (dropped > 0) {
+            MonitorRuntime.LOG.error("exit-repair-unmatched", "dthreads: " + dropped + " lost monitor exit(s)"
+                    + " no longer matched the monitor's hold and were dropped");
+        }
+        if (unrecorded > 0) {
+            MonitorRuntime.LOG.error("exit-lost", "dthreads: " + unrecorded + " monitor exit(s) interrupted by a"
+                    + " stack overflow could not be recorded (more than " + SLOTS + " monitors in debt at once);"
+                    + " those monitors stay held");
+        }
     }
 
-    /** See {@link MonitorRuntime#recordLostExit}. */
-    static void record(Object key) {
-        if (lostExit0 == null) {
-            lostExit0 = key;
-        } else if (lostExit1 == null) {
-            lostExit1 = key;
-        } else if (lostExit2 == null) {
-            lostExit2 = key;
-        } else {
-            lostExit3 = key;
+    /** Debts not yet settled, for tests: the sum of recorded levels. */
+    static int pendingLevels() {
+        synchronized (LOCK) {
+            int sum = 0;
+            for (int i = 0; i < SLOTS; i++) {
+                sum += LEVELS[i];
+            }
+            return sum;
         }
-        pendingRepairs = true;
     }
 }

@@ -367,6 +367,38 @@ final class Monitor extends WaitSet {
         }
     }
 
+    /**
+     * Releases {@code levels} levels whose exits a stack overflow lost, for whichever actor holds the
+     * monitor; {@link LostExits} guarantees that the holder's thread does not touch the depth meanwhile.
+     * Every write comes after the last call, so a failure changes nothing. Wakes nobody (the caller does,
+     * after recording the payment). Returns how many levels matched no held level and were not paid.
+     */
+    int payLostLevels(int levels) {
+        synchronized (this) {
+            if (owner == null || remote != null) {
+                return levels;
+            }
+            int d = depth - levels;
+            Activation top = activations;
+            if (top != null && d <= top.baseDepth) {
+                top.suspended.actor.addFrozenHolds(-1);
+                depth = top.baseDepth;
+                activations = top.next;
+                setOwnerVolatile(top.suspended);
+                return top.baseDepth - d;
+            }
+            if (d > 0) {
+                depth = d;
+                return 0;
+            }
+            if (waiting == 0) {
+                pinnedKey = null;
+            }
+            setOwnerVolatile(null);
+            return -d;
+        }
+    }
+
     boolean isActiveFor(Actor me, long cls) {
         Hold h = getOwnerVolatile();
         return h != null && h.isActive(me, cls);
@@ -487,41 +519,42 @@ final class Monitor extends WaitSet {
         Thread self = Thread.currentThread();
         WaitNode node = new WaitNode(me, cls, self);
         addWaiter(node); // counts the wait in awaiting until waitDone
-        InterruptRouting.waitStarted(node);
-        node.savedDepth = depth;
-        node.savedActivations = activations;
-        activations = null;
-        // pinnedKey stays: waiting > 0
-        setOwnerVolatile(null);
-        if (queuedEntrants > 0) {
-            wakeEntrants(false);
-        }
-
-        // an interrupt kept for the class while we were registering: as if it came during the wait
-        boolean interrupted = InterruptRouting.takeClassInterrupt(cls);
-        boolean timed = timeoutNanos > 0;
-        long deadline = timed ? System.nanoTime() + timeoutNanos : 0L;
-        while (!interrupted && node.state == WaitNode.WAITING) {
-            if (timed) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0L) {
-                    break;
+        // From here on an Error (a stack overflow, an OOM) must neither leave the node for a later notify
+        // to be spent on nor return without the monitor: the finally below undoes both.
+        boolean released = false;
+        boolean interrupted = false;
+        boolean notified = false;
+        boolean interruptedWhileReacquiring = false;
+        try {
+            InterruptRouting.waitStarted(node);
+            node.savedDepth = depth;
+            node.savedActivations = activations;
+            activations = null;
+            // pinnedKey stays: waiting > 0
+            setOwnerVolatile(null);
+            released = true;
+            if (queuedEntrants > 0) {
+                wakeEntrants(false);
+            }
+            // an interrupt kept for the class while we were registering: as if it came during the wait
+            interrupted = InterruptRouting.takeClassInterrupt(cls);
+            interrupted = parkUntilSignalled(node, timeoutNanos, interrupted);
+        } finally {
+            try {
+                notified = leaveWaitSet(node);
+                InterruptRouting.waitEnded(node);
+            } catch (Throwable t) {
+                // the stack is still exhausted here: no call. Notifies skip and drop an abandoned node.
+                node.state = WaitNode.CANCELLED;
+                throw t;
+            } finally {
+                if (released) {
+                    interruptedWhileReacquiring = reacquire(me, cls, key, node);
+                    node.savedActivations = null;
                 }
-                LockSupport.parkNanos(this, remaining);
-            } else {
-                LockSupport.park(this);
-            }
-            if (Thread.interrupted()) {
-                interrupted = true;
-                break;
+                waitDone(); // skipped only if the re-acquire failed: the monitor is then never retired
             }
         }
-        boolean notified = leaveWaitSet(node); // true: a notify reached us first, it is ours, not lost
-        InterruptRouting.waitEnded(node);
-
-        boolean interruptedWhileReacquiring = reacquire(me, cls, key, node);
-        waitDone();
-        node.savedActivations = null;
         if (begun == TOOK_OVER) {
             handBackIfEmpty(me);
         }
@@ -537,6 +570,28 @@ final class Monitor extends WaitSet {
         }
         return notified ? NOTIFIED : TIMED_OUT;
     }
+
+    /** Parks until notified, timed out or interrupted; returns whether interrupted. */
+    private boolean parkUntilSignalled(WaitNode node, long timeoutNanos, boolean interrupted) {
+        boolean timed = timeoutNanos > 0;
+        long deadline = timed ? System.nanoTime() + timeoutNanos : 0L;
+        while (!interrupted && node.state == WaitNode.WAITING) {
+            if (timed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0L) {
+                    break;
+                }
+                LockSupport.parkNanos(this, remaining);
+            } else {
+                LockSupport.park(this);
+            }
+            if (Thread.interrupted()) {
+                return true;
+            }
+        }
+        return interrupted;
+    }
+
 
     /** Takes the monitor back from free and restores the saved depth and activations. */
     private boolean reacquire(Actor me, long cls, Object key, WaitNode saved) {
@@ -607,7 +662,8 @@ final class Monitor extends WaitSet {
 
     /**
      * Parks for entry. While the monitor is held by an expired-able lease, parks no longer than the lease
-     * and revokes it once expired, so a dead remote holder cannot block local threads for ever.
+     * and revokes it once expired, so a dead remote holder cannot block local threads for ever. Parks no
+     * longer than {@link #REPAIR_BACKSTOP_NANOS} either, then settles lost exits if any are pending.
      */
     private void parkForEntry(Actor me) {
         Hold h = getOwnerVolatile();
@@ -617,11 +673,21 @@ final class Monitor extends WaitSet {
                 revokeIfExpired(lease);
                 return;
             }
-            LockSupport.parkNanos(this, remaining);
-            return;
+            LockSupport.parkNanos(this, Math.min(remaining, REPAIR_BACKSTOP_NANOS));
+        } else {
+            LockSupport.parkNanos(this, REPAIR_BACKSTOP_NANOS);
         }
-        LockSupport.park(this);
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly(); // a debt recorded after we parked: its holder may never come back
+        }
     }
+
+    /**
+     * How long an entrant parks at most before it re-checks for lost exits ({@link LostExits}) and its
+     * wake-up: the only wake-up path when a stack overflow interrupted an exit or its wake-up and the
+     * holder makes no further monitor operation. Parked entrants only: no cost to the paths that acquire.
+     */
+    private static final long REPAIR_BACKSTOP_NANOS = 50_000_000L;
 
     private boolean isFrozenHere(Actor me) {
         synchronized (this) {

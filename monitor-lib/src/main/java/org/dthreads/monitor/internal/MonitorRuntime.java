@@ -40,6 +40,20 @@ public final class MonitorRuntime {
     static final RateLimitedLog LOG = RateLimitedLog.forClass(MonitorRuntime.class);
     static final MonitorTable TABLE = new MonitorTable();
 
+    static {
+        // A class first used deep in a stack (a wait at the end of a recursion) fails to initialize there and
+        // stays unusable for good (NoClassDefFoundError): initialize the wait path's classes now.
+        try {
+            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            lookup.ensureInitialized(StackHeadroom.class);
+            lookup.ensureInitialized(NativeMarks.class);
+            lookup.ensureInitialized(InterruptRouting.class);
+            lookup.ensureInitialized(WaitNode.class);
+        } catch (IllegalAccessException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private MonitorRuntime() {}
 
     // ================= entry points for rewritten code =================
@@ -73,8 +87,8 @@ public final class MonitorRuntime {
             throw new NullPointerException("Cannot enter synchronized block: the monitor is null");
         }
         Actor me = Actor.current();
-        if (LostExits.pendingRepairs) {
-            LostExits.settleQuietly(me);
+        if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+            throw unsettled();
         }
         long cls = KernelLink.currentClass();
         MonitorTable.Binding c = me.cached;
@@ -115,8 +129,8 @@ public final class MonitorRuntime {
         try {
             me = Actor.current();
             me.exitCommitted = false; // before any call: a stale true would make a failure look committed
-            if (LostExits.pendingRepairs) {
-                LostExits.settleQuietly(me);
+            if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+                throw LostExits.UNSETTLED; // recorded below: the depth may be being paid by another thread
             }
             long cls = KernelLink.currentClass();
             MonitorTable.Binding c = me.cached;
@@ -135,33 +149,53 @@ public final class MonitorRuntime {
             throw e;
         } catch (Throwable t) {
             try {
+                if (t == LostExits.UNSETTLED) {
+                    throw t; // no retry: record it
+                }
                 if (me == null) {
                     me = Actor.current();
                     me.exitCommitted = false;
                 }
                 LostExits.exitFailed(key, me, m, t);
             } catch (Throwable again) {
-                // No calls from here on: each statement is a field access that cannot overflow the stack.
-                // (LostExits.record would be a call: its body is inlined here by hand)
-                if (me != null && me.exitCommitted) {
-                    LostExits.lostWake = m;
-                } else if (LostExits.lostExit0 == null) {
-                    LostExits.lostExit0 = key;
-                } else if (LostExits.lostExit1 == null) {
-                    LostExits.lostExit1 = key;
-                } else if (LostExits.lostExit2 == null) {
-                    LostExits.lostExit2 = key;
-                } else {
-                    LostExits.lostExit3 = key;
+                // No calls from here on: monitorenter and array accesses only (see LostExits.record).
+                boolean committed = me != null && me.exitCommitted;
+                synchronized (LostExits.LOCK) {
+                    if (committed) {
+                        LostExits.lostWake = m;
+                    } else {
+                        int free = -1;
+                        int i = 0;
+                        for (; i < LostExits.SLOTS; i++) {
+                            Object k = LostExits.KEYS[i];
+                            if (k == key) {
+                                break;
+                            }
+                            if (k == null && free < 0) {
+                                free = i;
+                            }
+                        }
+                        if (i < LostExits.SLOTS) {
+                            LostExits.LEVELS[i]++;
+                        } else if (free >= 0) {
+                            LostExits.KEYS[free] = key;
+                            LostExits.LEVELS[free] = 1;
+                        } else {
+                            LostExits.UNRECORDED++;
+                        }
+                    }
+                    LostExits.pendingRepairs = true;
                 }
-                LostExits.pendingRepairs = true;
             }
         }
     }
 
-    /** Called by a copy of {@link org.dthreads.monitor.Monitors} whose call into {@link #exit} overflowed. */
-    public static void recordLostExit(Object key) {
-        LostExits.record(key);
+    /**
+     * Called by a copy of {@link org.dthreads.monitor.Monitors} that delegates here: {@code levels} exits
+     * of {@code key} whose call into {@link #exit} overflowed, recorded in that copy and forwarded now.
+     */
+    public static void recordLostExits(Object key, int levels) {
+        LostExits.record(key, levels);
     }
 
     /**
@@ -198,6 +232,12 @@ public final class MonitorRuntime {
     }
 
     static void waitAs(Actor me, long cls, Object key, long timeoutNanos) throws InterruptedException {
+        // fail here, holding the monitor and having changed nothing, if the stack is too short for the wait's
+        // release and re-acquire (see StackHeadroom): as Object.wait fails before it releases
+        StackHeadroom.ensure();
+        if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+            throw unsettled(); // before the depth is saved (see LostExits)
+        }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -245,6 +285,9 @@ public final class MonitorRuntime {
     }
 
     static void notifyAs(Actor me, long cls, Object key, boolean all) {
+        if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
+            throw unsettled();
+        }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -269,6 +312,9 @@ public final class MonitorRuntime {
         }
         if (mode == MonitorModes.NATIVE) {
             return Thread.holdsLock(key);
+        }
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly();
         }
         Monitor m = TABLE.get(key);
         return m != null && m.holdsFor(KernelLink.currentClass());
@@ -371,6 +417,14 @@ public final class MonitorRuntime {
     /** See {@link RemoteLeases#remoteHolds}. */
     public static boolean remoteHolds(long token) {
         return RemoteLeases.remoteHolds(token);
+    }
+
+    /**
+     * An operation whose settlement of lost exits failed (the stack is exhausted) fails before it touches a
+     * depth, which another thread may be paying (see {@link LostExits}); its call could have overflowed anyway.
+     */
+    private static StackOverflowError unsettled() {
+        return new StackOverflowError("dthreads: no stack left to settle lost monitor exits");
     }
 
     static IllegalMonitorStateException notOwner() {

@@ -1,7 +1,6 @@
 package org.dthreads.monitor.internal;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
@@ -14,7 +13,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #waitSet} and each node's {@code state} (WAITING -> NOTIFIED by a notifier, or WAITING -> CANCELLED
  * by the waiter on timeout or interrupt) are guarded by the queue lock (this object's native monitor, as for
  * the entrant queue): exactly one of the notifier and the waiter moves a node out of WAITING, so a notify is
- * either delivered to a waiter that returns notified or not taken at all. {@link #waiting} is a volatile
+ * either delivered to a waiter that returns notified or not taken at all. A wait that fails with an Error
+ * while its stack is exhausted marks its node CANCELLED without the lock and leaves it in the set; notifies
+ * skip and drop such nodes, and diagnostics do not list them. {@link #waiting} is a volatile
  * mirror of the set's size written under the lock, read without it by releases (whether the key must stay
  * pinned) and dumps. A node's saved depth and activations are written by the waiter before it releases the
  * monitor and read by itself when it re-acquires it; {@link #isFrozenInWaitSetLocked} reads them under the
@@ -69,11 +70,13 @@ abstract class WaitSet extends EntrantQueue {
     /** Notifies the longest waiter; returns whether there was one. */
     final boolean notifyOne() {
         synchronized (this) {
-            WaitNode w = waitSet == null ? null : waitSet.pollFirst();
-            if (w != null) {
+            for (WaitNode w; waitSet != null && (w = waitSet.pollFirst()) != null; ) {
+                waiting = waiting - 1;
+                if (w.state == WaitNode.CANCELLED) {
+                    continue; // abandoned by a wait that failed with an Error (see Monitor.waitOn)
+                }
                 w.state = WaitNode.NOTIFIED;
                 w.notifier = Thread.currentThread();
-                waiting = waiting - 1;
                 LockSupport.unpark(w.thread);
                 return true;
             }
@@ -122,12 +125,16 @@ abstract class WaitSet extends EntrantQueue {
     /** Classes waiting here, for tests and interrupt routing. */
     final List<WaitNode> waitersSnapshot() {
         synchronized (this) {
-            return waitSet == null ? List.of() : new ArrayList<>(waitSet);
+            return List.of(waitersLocked());
         }
     }
 
     /** The waiting nodes, in arrival order (a copy). Caller holds the queue lock (diagnostics). */
     final WaitNode[] waitersLocked() {
-        return waitSet == null ? new WaitNode[0] : waitSet.toArray(new WaitNode[0]);
+        if (waitSet == null) {
+            return new WaitNode[0];
+        }
+        // a node abandoned by a wait that failed with an Error stays until a notify drops it: not a waiter
+        return waitSet.stream().filter(w -> w.state != WaitNode.CANCELLED).toArray(WaitNode[]::new);
     }
 }

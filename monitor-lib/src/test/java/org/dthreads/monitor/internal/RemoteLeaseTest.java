@@ -102,7 +102,7 @@ class RemoteLeaseTest {
                 result.set(t.toString());
             }
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.getState() == Thread.State.WAITING);
+        await().atMost(Duration.ofSeconds(10)).until(() -> (server.getState() == Thread.State.WAITING || server.getState() == Thread.State.TIMED_WAITING));
         Monitors.enter(target); // the remote wait released it
         Monitors.notifyAll(target);
         Monitors.exit(target);
@@ -144,7 +144,7 @@ class RemoteLeaseTest {
                 RemoteMonitorSite.exit(token);
             }
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> server.getState() == Thread.State.WAITING);
+        await().atMost(Duration.ofSeconds(10)).until(() -> (server.getState() == Thread.State.WAITING || server.getState() == Thread.State.TIMED_WAITING));
         assertEquals(0, in.get());
         Monitors.exit(target);
         server.join(SECONDS.toMillis(10));

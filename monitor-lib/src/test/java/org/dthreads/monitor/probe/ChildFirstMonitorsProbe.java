@@ -42,6 +42,29 @@ public final class ChildFirstMonitorsProbe {
         }
     }
 
+    /**
+     * An exit whose call from the copy into the runtime overflowed is recorded in the copy's own
+     * LostExits (what the copy's catch block writes, done here by reflection) and must reach the
+     * runtime's copy at the copy's next operation, where it is paid.
+     */
+    private static boolean forwardsLostExits(ClassLoader loader, Class<?> copy) throws Exception {
+        Object lock = new Object();
+        Monitors.enter(lock);
+        Monitors.enter(lock);
+        Class<?> lost = Class.forName("org.dthreads.monitor.internal.LostExits", true, loader);
+        synchronized (lost.getField("LOCK").get(null)) {
+            ((Object[]) lost.getField("KEYS").get(null))[0] = lock;
+            ((int[]) lost.getField("LEVELS").get(null))[0] = 1; // the inner exit, lost in the copy
+            lost.getField("pendingRepairs").setBoolean(null, true);
+        }
+        Object other = new Object();
+        copy.getMethod("enter", Object.class).invoke(null, other); // forwards, then the runtime settles
+        copy.getMethod("exit", Object.class).invoke(null, other);
+        boolean heldOnce = Monitors.holdsLock(lock);
+        Monitors.exit(lock); // the outer level
+        return heldOnce && !Monitors.holdsLock(lock);
+    }
+
     public static void main(String[] args) throws Exception {
         URL[] urls = {Path.of(args[0]).toUri().toURL(), Path.of(args[1]).toUri().toURL()};
         System.out.println("monitorsOnBootPath=" + (Monitors.class.getClassLoader() == null));
@@ -61,6 +84,7 @@ public final class ChildFirstMonitorsProbe {
                 exited = false;
             }
             System.out.println("copyExitReleases=" + (exited && !Monitors.holdsLock(lock)));
+            System.out.println("copyForwardsLostExits=" + forwardsLostExits(loader, copy));
         }
     }
 }
