@@ -1,0 +1,3 @@
+package example.base;
+
+public class Shape {}

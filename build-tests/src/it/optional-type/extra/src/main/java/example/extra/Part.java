@@ -1,0 +1,3 @@
+package example.extra;
+
+public class Part {}
