@@ -210,7 +210,7 @@ class DeadlockDetectionTest {
         Cli dump = cli("dump", Long.toString(a.pid()));
         assertEquals(0, dump.exit(), dump::toString);
         assertTrue(dump.out().contains("\"abba-one\""), dump::toString);
-        assertTrue(dump.out().contains("java.lang.Thread.State: BLOCKED (on an emulated monitor; the JVM sees WAITING)"),
+        assertTrue(dump.out().contains("java.lang.Thread.State: BLOCKED (on an emulated monitor; the JVM sees TIMED_WAITING)"),
                 dump::toString);
         assertTrue(dump.out().contains("(a example.deadlock.rmi.LockSite$Node) [emulated] owned by class"), dump::toString);
         assertTrue(dump.out().contains("Found 1 dthreads deadlock(s)."), dump::toString);
