@@ -28,20 +28,7 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled (then the other arguments are never needed)
      */
     public static Object enterBlocked() {
-        if (off) {
-            return null;
-        }
-        try {
-            MonitorEnterEvent e = new MonitorEnterEvent();
-            if (!e.isEnabled()) {
-                return null;
-            }
-            e.begin();
-            return e;
-        } catch (Throwable t) {
-            off = true;
-            return null;
-        }
+        return begin(MonitorEnterEvent::new);
     }
 
     /**
@@ -98,11 +85,16 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled
      */
     public static Object waitBegins() {
+        return begin(MonitorWaitEvent::new);
+    }
+
+    /** A new event, begun, or null if off or not enabled; a failure turns the events off. */
+    private static Object begin(java.util.function.Supplier<? extends jdk.jfr.Event> factory) {
         if (off) {
             return null;
         }
         try {
-            MonitorWaitEvent e = new MonitorWaitEvent();
+            jdk.jfr.Event e = factory.get();
             if (!e.isEnabled()) {
                 return null;
             }
