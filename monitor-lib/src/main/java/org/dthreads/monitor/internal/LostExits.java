@@ -43,8 +43,9 @@ import org.dthreads.internal.KernelLink;
  *
  * <h2>Not covered here</h2>
  * An exit whose own call overflows (its frame's stack bang fails before {@code Monitors.exit} runs) is
- * recorded by no one. Inside javac's handler, whose range covers the exit itself, it is run again at the
- * same depth and fails again; only the rewriter can change that handler.
+ * recorded by no one. The rewritten block's release handler (which, unlike javac's, does not cover itself)
+ * then calls exit once more at the same depth, usually failing the same way: the level stays held. Only
+ * the rewriter can record that without a call.
  */
 public final class LostExits {
     /** How many monitors may be in debt at once. */
