@@ -244,27 +244,34 @@ public final class ClassScan {
         if (length < 0 || end > bytes.length) {
             throw new IllegalArgumentException("code length");
         }
-        int p = start;
-        while (p < end) {
-            int opcode = bytes[p] & 0xFF;
-            int size = INSTRUCTION_SIZES[opcode];
-            if (size > 0) {
-                p += size;
-            } else if (opcode == 0xC2 || opcode == 0xC3) { // monitorenter, monitorexit
-                return true;
-            } else if (opcode == 0xAA) { // tableswitch: padding to 4 bytes from the code's start, then 3 ints
-                int q = p + 1 + ((4 - ((p + 1 - start) & 3)) & 3);
-                p = q + 12 + 4 * (u4(q + 8) - u4(q + 4) + 1);
-            } else if (opcode == 0xAB) { // lookupswitch: default, npairs, pairs
-                int q = p + 1 + ((4 - ((p + 1 - start) & 3)) & 3);
-                p = q + 8 + 8 * u4(q + 4);
-            } else if (opcode == 0xC4) { // wide
-                p += (bytes[p + 1] & 0xFF) == 0x84 ? 6 : 4;
-            } else {
-                return true; // not a JVM opcode: let the rewriter decide
+        for (int p = start; p < end; ) {
+            p = nextInstruction(p, start);
+            if (p < 0) {
+                return true; // monitorenter, monitorexit, or not a JVM opcode: let the rewriter decide
             }
         }
         return false;
+    }
+
+    /**
+     * The offset of the instruction after the one at {@code p} in a code array starting at {@code start}, or -1
+     * for {@code monitorenter}, {@code monitorexit} and undefined opcodes (the walkers decide on those).
+     */
+    int nextInstruction(int p, int start) {
+        int opcode = bytes[p] & 0xFF;
+        int size = INSTRUCTION_SIZES[opcode];
+        if (size > 0) {
+            return p + size;
+        } else if (opcode == 0xAA) { // tableswitch: padding to 4 bytes from the code's start, then 3 ints
+            int q = p + 1 + ((4 - ((p + 1 - start) & 3)) & 3);
+            return q + 12 + 4 * (u4(q + 8) - u4(q + 4) + 1);
+        } else if (opcode == 0xAB) { // lookupswitch: default, npairs, pairs
+            int q = p + 1 + ((4 - ((p + 1 - start) & 3)) & 3);
+            return q + 8 + 8 * u4(q + 4);
+        } else if (opcode == 0xC4) { // wide
+            return p + ((bytes[p + 1] & 0xFF) == 0x84 ? 6 : 4);
+        }
+        return -1;
     }
 
     /** Instruction sizes by opcode; 0 for monitor, switch, wide and undefined opcodes (handled apart). */
@@ -386,7 +393,7 @@ public final class ClassScan {
         return false;
     }
 
-    private boolean equalsAt(int offset, int length, byte[] word) {
+    boolean equalsAt(int offset, int length, byte[] word) {
         if (length != word.length) {
             return false;
         }

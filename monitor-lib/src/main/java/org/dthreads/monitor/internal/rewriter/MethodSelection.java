@@ -105,7 +105,7 @@ final class MethodSelection {
             for (int m = 0; m < selected.length; m++) {
                 int nameOffset = scan.constantOffset(scan.u2(p + 2));
                 boolean select = (scan.u2(p) & ACC_SYNCHRONIZED) != 0
-                        || equalsAt(nameOffset + 3, scan.u2(nameOffset + 1), GET_CLASS_LOADING_LOCK);
+                        || scan.equalsAt(nameOffset + 3, scan.u2(nameOffset + 1), GET_CLASS_LOADING_LOCK);
                 int attributes = scan.u2(p + 6);
                 p += 8;
                 for (int a = 0; a < attributes; a++) {
@@ -149,40 +149,19 @@ final class MethodSelection {
                     case 0xA8, 0xA9, 0xC9, 0xC2, 0xC3 -> { // jsr, ret, jsr_w, monitorenter, monitorexit
                         return true;
                     }
+                    case 0xC4 -> { // wide: a wide ret is a subroutine too
+                        if ((bytes[p + 1] & 0xFF) == 0xA9) {
+                            return true;
+                        }
+                    }
                     default -> { }
                 }
-                int size = ClassScan.INSTRUCTION_SIZES[opcode];
-                if (size > 0) {
-                    p += size;
-                } else if (opcode == 0xAA) { // tableswitch: padding to 4 bytes from the code's start, then 3 ints
-                    int q = p + 1 + ((4 - ((p + 1 - start) & 3)) & 3);
-                    p = q + 12 + 4 * (scan.u4(q + 8) - scan.u4(q + 4) + 1);
-                } else if (opcode == 0xAB) { // lookupswitch: default, npairs, pairs
-                    int q = p + 1 + ((4 - ((p + 1 - start) & 3)) & 3);
-                    p = q + 8 + 8 * scan.u4(q + 4);
-                } else if (opcode == 0xC4) { // wide
-                    int widened = bytes[p + 1] & 0xFF;
-                    if (widened == 0xA9) {
-                        return true; // wide ret
-                    }
-                    p += widened == 0x84 ? 6 : 4;
-                } else {
+                p = scan.nextInstruction(p, start);
+                if (p < 0) {
                     return true; // not a JVM opcode: the rewriter decides
                 }
             }
             return false;
-        }
-
-        private boolean equalsAt(int offset, int length, byte[] word) {
-            if (length != word.length) {
-                return false;
-            }
-            for (int i = 0; i < length; i++) {
-                if (bytes[offset + i] != word[i]) {
-                    return false;
-                }
-            }
-            return true;
         }
     }
 }
