@@ -1,7 +1,7 @@
 package example.monitors.corba;
 
+import example.monitors.BlockWatch;
 import example.zigzag.corba.Jacorb;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.dthreads.junit.SiteApp;
 import org.dthreads.junit.SiteContext;
 import org.omg.CORBA.ORB;
@@ -18,20 +18,19 @@ public final class LeaseCounterSite implements SiteApp {
 
     /** The watched servant. Not synchronized: the clients' remote monitor is the exclusion. */
     public static final class WatchedCounter extends CounterPOA {
-        private final AtomicInteger inside = new AtomicInteger();
-        private final AtomicInteger maxInside = new AtomicInteger();
+        private final BlockWatch watch = new BlockWatch();
         private volatile int value;
 
         @Override
         public int get() {
-            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+            watch.entered();
             return value;
         }
 
         @Override
         public void set(int v) {
             value = v;
-            inside.decrementAndGet();
+            watch.left();
         }
     }
 
@@ -41,7 +40,7 @@ public final class LeaseCounterSite implements SiteApp {
         if (ctx.args().contains("server")) {
             WatchedCounter counter = new WatchedCounter();
             ctx.publish("ior", orb.object_to_string(Jacorb.rootPoa(orb).servant_to_reference(counter)));
-            ctx.step("state", args -> counter.value + " " + counter.maxInside.get());
+            ctx.step("state", args -> counter.value + " " + counter.watch.maxInside());
         } else {
             ctx.step("slowIncrements", args -> {
                 CounterStub counter = CounterStub.narrow(orb.string_to_object(ctx.peerEndpoint(args.get(0), "ior")));
@@ -50,10 +49,7 @@ public final class LeaseCounterSite implements SiteApp {
                 for (int i = 0; i < n; i++) {
                     synchronized (counter) {
                         int v = counter.get();
-                        long until = System.nanoTime() + holdMillis * 1_000_000L;
-                        for (long left; (left = until - System.nanoTime()) > 0; ) {
-                            java.util.concurrent.locks.LockSupport.parkNanos(left);
-                        }
+                        BlockWatch.pause(holdMillis);
                         counter.set(v + 1);
                     }
                 }

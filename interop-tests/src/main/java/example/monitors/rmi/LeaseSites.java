@@ -1,8 +1,8 @@
 package example.monitors.rmi;
 
+import example.monitors.BlockWatch;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.server.UnicastRemoteObject;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.dthreads.junit.SiteApp;
 import org.dthreads.junit.SiteContext;
 
@@ -17,20 +17,19 @@ public final class LeaseSites {
 
     /** The counter that watches its blocks. Not synchronized: the clients' remote monitor is the exclusion. */
     public static final class WatchedCounter implements Counter {
-        private final AtomicInteger inside = new AtomicInteger();
-        private final AtomicInteger maxInside = new AtomicInteger();
+        private final BlockWatch watch = new BlockWatch();
         private volatile int value;
 
         @Override
         public int get() {
-            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+            watch.entered();
             return value;
         }
 
         @Override
         public void set(int v) {
             value = v;
-            inside.decrementAndGet();
+            watch.left();
         }
 
         @Override
@@ -40,7 +39,7 @@ public final class LeaseSites {
 
         /** {@code value maxInside}, for the test. */
         public String state() {
-            return value + " " + maxInside.get();
+            return value + " " + watch.maxInside();
         }
     }
 
@@ -72,7 +71,7 @@ public final class LeaseSites {
                 for (int i = 0; i < n; i++) {
                     synchronized (counter) {
                         int v = counter.get();
-                        pause(holdMillis);
+                        BlockWatch.pause(holdMillis);
                         counter.set(v + 1);
                     }
                 }
@@ -105,14 +104,6 @@ public final class LeaseSites {
             String host = ctx.peerEndpoint("S", "rmi.host");
             int port = Integer.parseInt(ctx.peerEndpoint("S", "rmi.registry.port"));
             return (Counter) LocateRegistry.getRegistry(host, port).lookup("counter");
-        }
-    }
-
-    /** Holds the block for {@code millis} (the scenario's work; not a test's wait). */
-    static void pause(long millis) {
-        long until = System.nanoTime() + millis * 1_000_000L;
-        for (long left; (left = until - System.nanoTime()) > 0; ) {
-            java.util.concurrent.locks.LockSupport.parkNanos(left);
         }
     }
 }
