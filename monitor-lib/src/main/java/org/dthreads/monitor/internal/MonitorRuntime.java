@@ -113,12 +113,13 @@ public final class MonitorRuntime {
 
     /**
      * {@code monitorexit} on an emulated object. Never throws anything but NPE (null key) and IMSE (the
-     * class does not hold the monitor): javac's handler covering a {@code monitorexit} also covers its own
-     * exit call and would loop for ever on any exception thrown here. A failure inside (a
+     * class does not hold the monitor), as {@code monitorexit} (a block's release handler runs the exit again
+     * on any exception from the block's own exit). A failure inside (a
      * {@link StackOverflowError} on a deep stack, an {@link OutOfMemoryError}) is recovered: the exit
      * records, in the thread's {@link Actor}, whether its committing write happened; if not it is retried
-     * at once, and if the retry fails too the level is recorded as a debt that the thread's next monitor
-     * operation (the enclosing frame's exit, with more stack) pays. Either way the monitor ends up free.
+     * at once, and if the retry fails too the level is recorded in {@link LostExits}, paid by the next
+     * monitor operation of any thread. An exit whose call overflows before this method runs is not
+     * covered (see {@link LostExits}).
      */
     public static void exit(Object key) {
         if (key == null) {
