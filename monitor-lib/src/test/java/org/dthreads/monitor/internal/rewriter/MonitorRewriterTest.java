@@ -268,6 +268,7 @@ class MonitorRewriterTest {
     static final class RewritingLoader extends ClassLoader {
         RewritingLoader() {
             super(MonitorRewriterTest.class.getClassLoader());
+            ExitOverflowGuard.prepare(this); // as the agent does for each loader (MonitorTransformer)
         }
 
         @Override
