@@ -32,14 +32,16 @@ import org.objectweb.asm.tree.VarInsnNode;
  *   H_k:   getstatic LostExits.LOCK; dup; astore M; monitorenter        (the JVM's monitor: no call)
  *   S:     OVERFLOWED[overflowedExits &amp; MASK] = L; overflowedExits++; pendingRepairs = true
  *          aload M; monitorexit
- *   E:     athrow                       R_k: the overflow goes on, to the handlers the call had
+ *   E:     athrow                       the overflow goes on, to the handlers the call had
  *   C:     astore T; aload M; monitorexit; aload T; athrow                  [S,E) and [C,C_end) -&gt; C, any
  * </pre>
- * The rethrow {@code R_k} is covered by copies of the entries that covered the call, in their order, so
- * the overflow reaches the same {@code catch} blocks as before, except the release handler of the
- * block whose exit this is: the level is recorded, so running that block's exit again would release it
- * twice. {@code C} is javac's shape around a {@code monitorexit}: HotSpot compiles a method only if
- * every instruction that may throw while it holds a JVM monitor has an "any" handler.
+ * The site's code from {@code H_k} on is covered by copies of the entries that covered the call, in their
+ * order and after {@code C}'s, so the overflow reaches the same {@code catch} blocks as before, except the
+ * release handler of the block whose exit this is: the level is recorded, so running that block's exit
+ * again would release it twice. {@code C} is javac's shape around a {@code monitorexit}: HotSpot compiles
+ * a method only if every instruction that may throw while it holds a JVM monitor has an "any" handler;
+ * for the same reason the copies cover all of the site's code, not only its rethrow (an exit of an
+ * emulated block nested in a native one runs with the JVM monitor of the native one held).
  *
  * <p>The record is paid later by any thread ({@code LostExits.settleQuietly}): the next monitor operation,
  * or within the entrants' re-check period a thread blocked on that monitor. Each site gets its own copy
@@ -103,12 +105,14 @@ final class ExitOverflowGuard {
             code.insert(call, after); // before any label that follows: ranges that covered the call still do
             LabelNode handler = new LabelNode();
             first.add(new TryCatchBlockNode(before, after, handler, OVERFLOW));
-            LabelNode rethrow = new LabelNode();
-            LabelNode rethrowEnd = new LabelNode();
+            LabelNode siteEnd = new LabelNode();
+            appendRecord(code, last, handler, lock, monitorLocal, thrownLocal);
+            code.add(siteEnd);
+            // after the record's own handlers: the whole site code, not only its rethrow, keeps the call's
+            // handlers, so that a JVM monitor held around the call (an enclosing native block) stays paired
             for (TryCatchBlockNode tcb : covering) {
-                last.add(new TryCatchBlockNode(rethrow, rethrowEnd, tcb.handler, tcb.type));
+                last.add(new TryCatchBlockNode(handler, siteEnd, tcb.handler, tcb.type));
             }
-            appendRecord(code, last, handler, lock, monitorLocal, thrownLocal, rethrow, rethrowEnd);
         }
         List<TryCatchBlockNode> table = new ArrayList<>(first);
         table.addAll(original);
@@ -118,7 +122,8 @@ final class ExitOverflowGuard {
     }
 
     private static void appendRecord(InsnList code, List<TryCatchBlockNode> table, LabelNode handler, int lock,
-            int monitorLocal, int thrownLocal, LabelNode rethrow, LabelNode rethrowEnd) {
+            int monitorLocal, int thrownLocal) {
+        LabelNode rethrow = new LabelNode();
         LabelNode locked = new LabelNode();
         LabelNode release = new LabelNode();
         LabelNode releaseEnd = new LabelNode();
@@ -147,7 +152,6 @@ final class ExitOverflowGuard {
         code.add(new InsnNode(Opcodes.MONITOREXIT));
         code.add(rethrow);
         code.add(new InsnNode(Opcodes.ATHROW));
-        code.add(rethrowEnd);
         code.add(release);
         code.add(new VarInsnNode(Opcodes.ASTORE, thrownLocal));
         code.add(new VarInsnNode(Opcodes.ALOAD, monitorLocal));

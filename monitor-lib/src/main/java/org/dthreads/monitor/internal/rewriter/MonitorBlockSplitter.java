@@ -24,13 +24,17 @@ import org.objectweb.asm.tree.VarInsnNode;
 /**
  * Gives every {@code synchronized} block two copies, chosen once at its entry:
  * <pre>
- *   [lock on stack] dup; invokestatic Monitors.isEmulated; ifne EMULATED
- *   monitorenter; ...block...; monitorexit ...          (native: the JVM's monitor, as before)
- *   EMULATED: invokestatic Monitors.enter; ...copy...; invokestatic Monitors.exit ...
+ *   [lock on stack, also in L] invokestatic Monitors.isEmulated; ifne EMULATED
+ *   aload L; monitorenter; ...block...; monitorexit ...      (native: the JVM's monitor, as before)
+ *   EMULATED: aload L; invokestatic Monitors.enter; ...copy...; invokestatic Monitors.exit ...
  * </pre>
  * Each copy keeps {@code monitorenter}/{@code monitorexit} (or their emulated calls) balanced and
  * block-structured, which the JIT requires; a conditional {@code monitorenter} would leave the
- * method interpreted.
+ * method interpreted. Each copy loads the lock from L after the branch: HotSpot's monitor-matching
+ * analysis rejected the earlier shape, where a {@code dup} of the lock crossed the branch and
+ * {@code monitorenter} took it from the stack ({@code -Xlog:monitormismatch}: "improper monitor
+ * pair"; C1 and C2 then refused the method, so every rewritten method with a monitor ran
+ * interpreted). {@code RewrittenCodeCompilesTest} checks this in a JVM of its own.
  *
  * <p>A block is recognized in the shape javac (and {@link SynchronizedMethodLowering}) emits:
  * {@code dup; astore L; monitorenter} (or {@code aload L; monitorenter}), an "any" handler whose
@@ -110,6 +114,7 @@ final class MonitorBlockSplitter {
         InsnList copy = new InsnList();
         LabelNode emulated = new LabelNode();
         copy.add(emulated);
+        copy.add(new VarInsnNode(Opcodes.ALOAD, lock));
         copy.add(monitorsCall("enter", "(Ljava/lang/Object;)V"));
         for (AbstractInsnNode insn = enter.getNext(); insn != end.getNext(); insn = insn.getNext()) {
             AbstractInsnNode cloned = insn.clone(labels);
@@ -132,9 +137,9 @@ final class MonitorBlockSplitter {
         }
 
         InsnList dispatch = new InsnList();
-        dispatch.add(new InsnNode(Opcodes.DUP));
         dispatch.add(monitorsCall("isEmulated", "(Ljava/lang/Object;)Z"));
         dispatch.add(new JumpInsnNode(Opcodes.IFNE, emulated));
+        dispatch.add(new VarInsnNode(Opcodes.ALOAD, lock));
         code.insertBefore(enter, dispatch);
         code.insert(end, copy);
         method.tryCatchBlocks = exceptionTableWithCopy(method, code.indexOf(enter), code.indexOf(end), any.handler, labels, emulated,
@@ -226,6 +231,10 @@ final class MonitorBlockSplitter {
 
     private static int lockSlot(AbstractInsnNode enter, MethodNode method) {
         AbstractInsnNode prev = previousReal(enter);
+        if (alreadyRewritten(prev)) {
+            // only a class without the marker (a synchronized native method) can come back: its blocks stay as split
+            throw new CannotRewriteException("synchronized blocks in " + method.name + " are split already (rewritten before)");
+        }
         if (prev instanceof VarInsnNode store && store.getOpcode() == Opcodes.ASTORE
                 && previousReal(prev) != null && previousReal(prev).getOpcode() == Opcodes.DUP) {
             return store.var;
@@ -306,6 +315,25 @@ final class MonitorBlockSplitter {
     private static boolean inside(InsnList code, AbstractInsnNode node, int from, int to) {
         int at = code.indexOf(node);
         return at > from && at <= to;
+    }
+
+    /**
+     * Whether the instructions before a {@code monitorenter} are this rewriter's own: the native copy's
+     * {@code isEmulated; ifne; aload L}, or the lost-exit record's {@code getstatic LostExits.LOCK; dup; astore}.
+     */
+    private static boolean alreadyRewritten(AbstractInsnNode beforeEnter) {
+        AbstractInsnNode p = beforeEnter;
+        if (p instanceof VarInsnNode && (p = previousReal(p)) != null) {
+            if (p.getOpcode() == Opcodes.IFNE && previousReal(p) instanceof MethodInsnNode call
+                    && call.owner.equals(MONITORS) && call.name.equals("isEmulated")) {
+                return true;
+            }
+            if (p.getOpcode() == Opcodes.DUP && previousReal(p) instanceof org.objectweb.asm.tree.FieldInsnNode field
+                    && field.owner.equals(ExitOverflowGuard.LOST_EXITS)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean loadsSlot(AbstractInsnNode insn, int slot) {
