@@ -182,15 +182,23 @@ final class MonitorBlockSplitter {
                             + method.name);
                 }
                 table.add(tcb);
-                if (tcb.handler == releaseHandler && start >= code.indexOf(releaseHandler)) {
+                int releaseAt = code.indexOf(releaseHandler);
+                if (tcb.handler == releaseHandler && start >= releaseAt) {
                     // javac's release handler covers its own monitorexit and re-runs it on any exception.
                     // The emulated copy drops that self-cover: Monitors.exit throws only if the class does
                     // not own the monitor (its binding changed inside the block), and re-running it would
                     // spin for ever; the exception propagates instead.
                     continue;
                 }
-                table.add(copyOf(tcb, labels.get(tcb.start), coversAthrow ? copyEnd : labels.get(tcb.end),
-                        labels.get(tcb.handler)));
+                LabelNode copyEndLabel = coversAthrow ? copyEnd : labels.get(tcb.end);
+                if (tcb.handler == releaseHandler && end > releaseAt) {
+                    // One range may cover a finally handler and the release handler both (javac merges
+                    // them: [finally handler, release handler's exit] -> release handler). Its copy stops
+                    // where the release handler starts, for the same reason; C1 also refuses a handler that
+                    // covers itself this way ("exception handler covers itself").
+                    copyEndLabel = labels.get(releaseHandler);
+                }
+                table.add(copyOf(tcb, labels.get(tcb.start), copyEndLabel, labels.get(tcb.handler)));
             } else if (!overlaps || (coversEnter && coversAthrow)) {
                 table.add(tcb);
             } else if (coversEnter) {

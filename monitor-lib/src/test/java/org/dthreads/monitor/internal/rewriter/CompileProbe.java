@@ -15,7 +15,7 @@ public final class CompileProbe {
         for (Class<?> type : new Class<?>[] {Counter.class, GoldenShapes.class}) {
             Object rewritten = MonitorRewriterTest.newRewritten(type);
             for (String name : new String[] {"increment", "get", "incrementInBlock", "getBlockValue", "bump",
-                    "nestedBump"}) {
+                    "nestedBump", "tryFinallyInside"}) {
                 Method m = find(rewritten.getClass(), name);
                 if (m == null) {
                     continue;

@@ -41,7 +41,8 @@ class RewrittenCodeCompilesTest {
                     .filter(l -> l.contains("Monitor mismatch") || l.contains("COMPILE SKIPPED") || l.contains("not compilable"))
                     .collect(Collectors.toList());
             assertEquals(List.of(), refused, "rewritten methods the JIT refused");
-            for (String method : new String[] {"GoldenShapes::bump", "Counter::incrementInBlock", "GoldenShapes::nestedBump"}) {
+            for (String method : new String[] {"GoldenShapes::bump", "Counter::incrementInBlock", "GoldenShapes::nestedBump",
+                    "Counter::tryFinallyInside"}) {
                 for (String tier : new String[] {"3", "4"}) {
                     assertTrue(fixtureLines.stream().anyMatch(l -> l.contains(method + " ") && tierOf(l).equals(tier)),
                             method + " was not compiled at tier " + tier + ":\n" + String.join("\n", fixtureLines));
