@@ -168,12 +168,27 @@ class DeadlockWatchTest {
         List<Site> s = cluster.start(SiteSpec.app("A", HopSite.class).javaAgent(AGENT)
                         .systemProperty("dthreads.deadlock.detect", "100ms"),
                 SiteSpec.app("B", HopSite.class).javaAgent(AGENT).systemProperty("dthreads.deadlock.detect", "100ms"));
+        zigzagWhileTheWatchLooks(s, "A,B,A,B,A,B,A,B,A,B,A");
+    }
+
+    @Test
+    void runningZigzagsMixingJrmpAndJacorbQueuedBehindEachOtherAreNeverReported(SiteCluster cluster)
+            throws Exception {
+        List<Site> s = cluster.start(List.of("A", "B", "C").stream()
+                .map(name -> SiteSpec.app(name, example.zigzag.mixed.MixedHopSite.class).javaAgent(AGENT)
+                        .args("dthreads").systemProperty("dthreads.deadlock.detect", "200ms"))
+                .toArray(SiteSpec[]::new));
+        zigzagWhileTheWatchLooks(s, "A,rmi:B,corba:C,rmi:A,corba:B,rmi:A");
+    }
+
+    /** Three drivers run {@code route} from the first site for 4 s; no site may report a deadlock. */
+    private static void zigzagWhileTheWatchLooks(List<Site> s, String route) throws InterruptedException {
         java.util.concurrent.atomic.AtomicInteger routes = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        for (int driver = 0; driver < 3; driver++) { // classes queue on A's node behind the one that is away at B
+        for (int driver = 0; driver < 3; driver++) { // classes queue on A's node behind the one that is away
             DeadlockDetectionTest.inBackground("zigzags-" + driver, () -> {
                 while (!stop.get()) {
-                    s.get(0).run("route", "A,B,A,B,A,B,A,B,A,B,A");
+                    s.get(0).run("route", route);
                     routes.incrementAndGet();
                 }
             });
@@ -187,7 +202,7 @@ class DeadlockWatchTest {
         for (Site site : s) {
             assertFalse(site.stderrTail().contains("deadlock detected"), site.stderrTail());
         }
-        System.out.println(routes.get() + " ten-hop zigzags by 3 drivers, no deadlock reported");
+        System.out.println(routes.get() + " zigzags " + route + " by 3 drivers, no deadlock reported");
     }
 
     /**

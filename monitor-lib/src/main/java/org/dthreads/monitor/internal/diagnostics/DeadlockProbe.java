@@ -220,9 +220,11 @@ public final class DeadlockProbe {
     private static List<WaitEdge> forward(Object target, long cls, long initiator, long deadline, int hopsLeft) {
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         String answer = ProbeCalls.ask(target, cls, initiator, left, hopsLeft);
-        if (answer == null || answer.isEmpty()) {
-            return List.of();
-        }
+        return answer == null ? List.of() : parse(answer);
+    }
+
+    /** A peer's answer as edges; an empty list if it is empty, too long or malformed (logged). */
+    static List<WaitEdge> parse(String answer) {
         List<WaitEdge> edges = new ArrayList<>();
         for (String line : answer.split("\n")) {
             if (line.isEmpty()) {
