@@ -85,6 +85,53 @@ class DeadlockWatchTest {
     }
 
     @Test
+    void aHungPeerCostsAProbeItsBudgetThenTheCycleIsLoggedWholeOnceItAnswers(SiteCluster cluster) throws Exception {
+        List<Site> s = cluster.start(site("A"), site("B"));
+        Site a = s.get(0);
+        Site b = s.get(1);
+        DeadlockDetectionTest.inBackground("abba-A", () -> a.run("abba", "B"));
+        DeadlockDetectionTest.inBackground("abba-B", () -> b.run("abba", "A"));
+        assertEquals("held", a.run("held"));
+        assertEquals("held", b.run("held"));
+        a.run("go");
+        b.run("go");
+        java.util.regex.Pattern queued = java.util.regex.Pattern.compile("entering: \\[\\p{XDigit}");
+        await().atMost(Duration.ofSeconds(5)).until(() -> queued.matcher(a.monitorDump()).find()); // the cycle formed
+        signal("STOP", b);
+        try {
+            awaitInLog(List.of(a), "did not answer a deadlock probe within");
+            assertFalse(a.stderrTail().contains("deadlock detected"), a.stderrTail());
+        } finally {
+            signal("CONT", b);
+        }
+        awaitWholeCycleLogged(s); // the next probe, a threshold later, gets its answer
+    }
+
+    /** {@code kill -SIGNAL pid}: a hung JVM is a stopped one (its sockets accept, nothing answers). */
+    private static void signal(String name, Site site) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(site.pid())).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + name);
+    }
+
+    /** Some site's log has {@code part} within the threshold + 5 s, else every site's dumps are printed. */
+    private static void awaitInLog(List<Site> sites, String part) {
+        try {
+            await().atMost(THRESHOLD.plusSeconds(5)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> sites.stream().anyMatch(site -> site.stderrTail().contains(part)));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            printDumps(sites);
+            throw e;
+        }
+    }
+
+    private static void printDumps(List<Site> sites) {
+        for (Site site : sites) {
+            System.out.println("=== site " + site.name() + " (pid " + site.pid() + ") threads:\n" + site.threadDump()
+                    + "\n=== its monitors:\n" + site.monitorDump() + "\n=== its log:\n" + site.stderrTail());
+        }
+    }
+
+    @Test
     void twoJvmAbBaOnRemoteMonitorsThroughStubsIsLoggedByBothSites(SiteCluster cluster) throws Exception {
         List<Site> s = cluster.start(site("A"), site("B"));
         Site a = s.get(0);
@@ -219,11 +266,7 @@ class DeadlockWatchTest {
                         return sites.stream().allMatch(other -> cycle.contains("(pid " + other.pid() + " on "));
                     }));
         } catch (org.awaitility.core.ConditionTimeoutException e) {
-            for (Site site : sites) {
-                System.out.println("=== site " + site.name() + " (pid " + site.pid() + ") threads:\n"
-                        + site.threadDump() + "\n=== its monitors:\n" + site.monitorDump() + "\n=== its log:\n"
-                        + site.stderrTail());
-            }
+            printDumps(sites);
             throw e;
         }
         String cycle = loggedCycle(sites.get(0));
