@@ -73,7 +73,7 @@ final class ExitOverflowGuard {
             if (insn instanceof MethodInsnNode call && call.getOpcode() == Opcodes.INVOKESTATIC
                     && call.owner.equals(owner) && call.name.equals("exit")
                     && call.desc.equals("(Ljava/lang/Object;)V")
-                    && previousReal(call) instanceof VarInsnNode load && load.getOpcode() == Opcodes.ALOAD) {
+                    && MonitorBlockSplitter.previousReal(call) instanceof VarInsnNode load && load.getOpcode() == Opcodes.ALOAD) {
                 calls.add(call);
                 locks.add(load.var);
             }
@@ -190,28 +190,12 @@ final class ExitOverflowGuard {
         if (tcb.type != null) {
             return false;
         }
-        AbstractInsnNode first = nextReal(tcb.handler);
+        AbstractInsnNode first = MonitorBlockSplitter.nextReal(tcb.handler);
         AbstractInsnNode load = first instanceof VarInsnNode s && s.getOpcode() == Opcodes.ASTORE
-                ? nextReal(first.getNext()) : first;
+                ? MonitorBlockSplitter.nextReal(first.getNext()) : first;
         if (!(load instanceof VarInsnNode l) || l.getOpcode() != Opcodes.ALOAD || l.var != lock) {
             return false;
         }
-        return nextReal(load.getNext()) instanceof MethodInsnNode m && m.owner.equals(owner) && m.name.equals("exit");
-    }
-
-    private static AbstractInsnNode nextReal(AbstractInsnNode insn) {
-        AbstractInsnNode n = insn;
-        while (n != null && n.getOpcode() < 0) {
-            n = n.getNext();
-        }
-        return n;
-    }
-
-    private static AbstractInsnNode previousReal(AbstractInsnNode insn) {
-        AbstractInsnNode p = insn.getPrevious();
-        while (p != null && p.getOpcode() < 0) {
-            p = p.getPrevious();
-        }
-        return p;
+        return MonitorBlockSplitter.nextReal(load.getNext()) instanceof MethodInsnNode m && m.owner.equals(owner) && m.name.equals("exit");
     }
 }

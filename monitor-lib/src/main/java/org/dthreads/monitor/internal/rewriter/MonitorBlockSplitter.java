@@ -352,7 +352,7 @@ final class MonitorBlockSplitter {
         return prev instanceof VarInsnNode v && v.getOpcode() == Opcodes.ALOAD && v.var == slot;
     }
 
-    private static AbstractInsnNode nextReal(AbstractInsnNode insn) {
+    static AbstractInsnNode nextReal(AbstractInsnNode insn) {
         AbstractInsnNode n = insn;
         while (n != null && n.getOpcode() < 0) {
             n = n.getNext();
@@ -360,7 +360,7 @@ final class MonitorBlockSplitter {
         return n;
     }
 
-    private static AbstractInsnNode previousReal(AbstractInsnNode insn) {
+    static AbstractInsnNode previousReal(AbstractInsnNode insn) {
         AbstractInsnNode p = insn.getPrevious();
         while (p != null && p.getOpcode() < 0) {
             p = p.getPrevious();
