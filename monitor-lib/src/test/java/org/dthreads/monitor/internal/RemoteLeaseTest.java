@@ -79,9 +79,12 @@ class RemoteLeaseTest {
 
     @Test
     void renewalKeepsTheLease() throws Exception {
+        // Renewed every ~100 ms for 2.5 times the lease: only renewal can keep it that long. The lease is long
+        // against the renewal period (a 300 ms lease lost a renewal to a scheduling stall under a CPU hog).
         Object target = new Object();
-        long token = RemoteMonitorSite.enter(target, REMOTE, "peer-3", 300);
-        for (int i = 0; i < 6; i++) {
+        long token = RemoteMonitorSite.enter(target, REMOTE, "peer-3", 2_000);
+        long until = System.nanoTime() + Duration.ofMillis(5_000).toNanos();
+        while (System.nanoTime() < until) {
             assertTrue(RemoteMonitorSite.renew(token));
             await().pollDelay(Duration.ofMillis(100)).atMost(Duration.ofSeconds(1)).until(() -> true);
         }
