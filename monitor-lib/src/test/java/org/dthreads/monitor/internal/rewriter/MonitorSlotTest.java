@@ -194,6 +194,45 @@ class MonitorSlotTest {
         assertEquals(1L, call(a, "balance"));
     }
 
+    /** Leaves two daemon threads stuck on objects of this test only (an emulated entry cannot be broken). */
+    @Test
+    void anAbBaOnSlotMonitorsIsFoundByTheDeadlockCheck() throws Exception {
+        Object a = newAccount();
+        Object b = newAccount();
+        CountDownLatch bothHoldOne = new CountDownLatch(2);
+        Thread one = lockInOrder("slot-abba-one", a, b, bothHoldOne);
+        Thread two = lockInOrder("slot-abba-two", b, a, bothHoldOne);
+        await().atMost(Duration.ofSeconds(10)).until(() -> org.dthreads.monitor.Deadlocks.findDeadlockedThreads() != null);
+        long[] found = org.dthreads.monitor.Deadlocks.findDeadlockedThreads();
+        Arrays.sort(found);
+        long[] expected = {one.getId(), two.getId()};
+        Arrays.sort(expected);
+        assertTrue(Arrays.equals(expected, found), Arrays.toString(found));
+        String dump = org.dthreads.monitor.Deadlocks.threadDump();
+        assertTrue(dump.contains(String.format("<0x%08x>", System.identityHashCode(a))), dump);
+    }
+
+    private static Thread lockInOrder(String name, Object first, Object second, CountDownLatch bothHoldOne) {
+        Thread t = new Thread(() -> {
+            try {
+                call(first, "whileLocked", (Runnable) () -> {
+                    bothHoldOne.countDown();
+                    try {
+                        bothHoldOne.await();
+                        call(second, "deposit", 1L);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
     @Test
     void aCloneGetsAMonitorOfItsOwn() throws Exception {
         Object original = newAccount();
