@@ -50,6 +50,8 @@ public final class MonitorRuntime {
             lookup.ensureInitialized(NativeMarks.class);
             lookup.ensureInitialized(InterruptRouting.class);
             lookup.ensureInitialized(WaitNode.class);
+            lookup.ensureInitialized(MonitorSlots.class); // reached by every exit (TABLE.get)
+            lookup.ensureInitialized(BusySlotMonitors.class);
         } catch (IllegalAccessException e) {
             throw new ExceptionInInitializerError(e);
         }
