@@ -89,7 +89,7 @@ public final class FaultProbe {
         Thread me = Thread.currentThread();
         for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
             Thread t = e.getKey();
-            if (t == me) {
+            if (t == me || t.getName().startsWith("dthreads-deadlock-")) { // the opt-in deadlock watch's daemons
                 continue;
             }
             boolean runtime = false;

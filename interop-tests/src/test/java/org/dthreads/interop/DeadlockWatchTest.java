@@ -59,14 +59,15 @@ class DeadlockWatchTest {
         a.run("go");
         b.run("go");
         long goAt = System.nanoTime();
-        awaitLogged(s);
-        System.out.println("JRMP AB-BA logged by both sites " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - goAt)
-                + " ms after go; A:\n" + detectedPart(a));
-        assertTrue(a.stderrTail().contains("waiting to lock <0x"), a.stderrTail());
-        assertTrue(a.stderrTail().contains("(a example.deadlock.rmi.LockSite$Node) [emulated monitor]"), a.stderrTail());
-        assertTrue(a.stderrTail().contains("at example.deadlock.rmi.LockSite$Server.lockYours(LockSite.java"),
-                a.stderrTail());
-        assertEquals(1, count(a.stderrTail(), DETECTED), "logged once: " + a.stderrTail());
+        String cycle = awaitWholeCycleLogged(s);
+        System.out.println("JRMP AB-BA logged whole by both sites " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
+                - goAt) + " ms after go; A:\n" + detectedPart(a));
+        assertEquals(2, count(cycle, "waiting to lock <0x"), cycle);
+        assertEquals(2, count(cycle, "(a example.deadlock.rmi.LockSite$Node) [emulated monitor]"), cycle);
+        assertEquals(2, count(cycle, "at example.deadlock.rmi.LockSite$Server.lockYours(LockSite.java"), cycle);
+        for (Site site : s) {
+            assertEquals(1, count(site.stderrTail(), DETECTED), "logged once: " + site.stderrTail());
+        }
 
         List<RecordedEvent> events = jfrDump(a, "a-dump.jfr");
         assertTrue(events.stream().anyMatch(e -> e.getEventType().getName().equals("org.dthreads.Deadlock")
@@ -84,6 +85,53 @@ class DeadlockWatchTest {
     }
 
     @Test
+    void aHungPeerCostsAProbeItsBudgetThenTheCycleIsLoggedWholeOnceItAnswers(SiteCluster cluster) throws Exception {
+        List<Site> s = cluster.start(site("A"), site("B"));
+        Site a = s.get(0);
+        Site b = s.get(1);
+        DeadlockDetectionTest.inBackground("abba-A", () -> a.run("abba", "B"));
+        DeadlockDetectionTest.inBackground("abba-B", () -> b.run("abba", "A"));
+        assertEquals("held", a.run("held"));
+        assertEquals("held", b.run("held"));
+        a.run("go");
+        b.run("go");
+        java.util.regex.Pattern queued = java.util.regex.Pattern.compile("entering: \\[\\p{XDigit}");
+        await().atMost(Duration.ofSeconds(5)).until(() -> queued.matcher(a.monitorDump()).find()); // the cycle formed
+        signal("STOP", b);
+        try {
+            awaitInLog(List.of(a), "did not answer a deadlock probe within");
+            assertFalse(a.stderrTail().contains("deadlock detected"), a.stderrTail());
+        } finally {
+            signal("CONT", b);
+        }
+        awaitWholeCycleLogged(s); // the next probe, a threshold later, gets its answer
+    }
+
+    /** {@code kill -SIGNAL pid}: a hung JVM is a stopped one (its sockets accept, nothing answers). */
+    private static void signal(String name, Site site) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(site.pid())).inheritIO().start();
+        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + name);
+    }
+
+    /** Some site's log has {@code part} within the threshold + 5 s, else every site's dumps are printed. */
+    private static void awaitInLog(List<Site> sites, String part) {
+        try {
+            await().atMost(THRESHOLD.plusSeconds(5)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> sites.stream().anyMatch(site -> site.stderrTail().contains(part)));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            printDumps(sites);
+            throw e;
+        }
+    }
+
+    private static void printDumps(List<Site> sites) {
+        for (Site site : sites) {
+            System.out.println("=== site " + site.name() + " (pid " + site.pid() + ") threads:\n" + site.threadDump()
+                    + "\n=== its monitors:\n" + site.monitorDump() + "\n=== its log:\n" + site.stderrTail());
+        }
+    }
+
+    @Test
     void twoJvmAbBaOnRemoteMonitorsThroughStubsIsLoggedByBothSites(SiteCluster cluster) throws Exception {
         List<Site> s = cluster.start(site("A"), site("B"));
         Site a = s.get(0);
@@ -94,9 +142,9 @@ class DeadlockWatchTest {
         assertEquals("held", b.run("held"));
         a.run("go");
         b.run("go");
-        awaitLogged(s);
+        String cycle = awaitWholeCycleLogged(s);
         System.out.println("stub AB-BA, B:\n" + detectedPart(b));
-        assertTrue(b.stderrTail().contains("(a example.deadlock.rmi.LockSite$Server) [emulated monitor]"), b.stderrTail());
+        assertEquals(2, count(cycle, "(a example.deadlock.rmi.LockSite$Server) [emulated monitor]"), cycle);
     }
 
     @Test
@@ -114,10 +162,14 @@ class DeadlockWatchTest {
         }
         s.forEach(site -> site.run("go"));
         long goAt = System.nanoTime();
-        awaitLogged(s);
-        System.out.println("three sites logged " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - goAt)
-                + " ms after go; C:\n" + detectedPart(s.get(2)));
-        assertTrue(s.get(2).stderrTail().contains("LockSite$CorbaEntry.invoke"), s.get(2).stderrTail()); // the IIOP edge
+        String cycle = awaitWholeCycleLogged(s);
+        System.out.println("three sites logged the whole cycle " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime()
+                - goAt) + " ms after go; A:\n" + detectedPart(s.get(0)));
+        assertEquals(3, count(cycle, "(a example.deadlock.rmi.LockSite$Node) [emulated monitor]"), cycle);
+        assertTrue(cycle.contains("LockSite$CorbaEntry.invoke"), cycle); // the IIOP edge, at C, logged by all three
+        for (Site site : s) {
+            assertEquals(1, count(site.stderrTail(), DETECTED), "logged once: " + site.stderrTail());
+        }
     }
 
     @Test
@@ -163,12 +215,27 @@ class DeadlockWatchTest {
         List<Site> s = cluster.start(SiteSpec.app("A", HopSite.class).javaAgent(AGENT)
                         .systemProperty("dthreads.deadlock.detect", "100ms"),
                 SiteSpec.app("B", HopSite.class).javaAgent(AGENT).systemProperty("dthreads.deadlock.detect", "100ms"));
+        zigzagWhileTheWatchLooks(s, "A,B,A,B,A,B,A,B,A,B,A");
+    }
+
+    @Test
+    void runningZigzagsMixingJrmpAndJacorbQueuedBehindEachOtherAreNeverReported(SiteCluster cluster)
+            throws Exception {
+        List<Site> s = cluster.start(List.of("A", "B", "C").stream()
+                .map(name -> SiteSpec.app(name, example.zigzag.mixed.MixedHopSite.class).javaAgent(AGENT)
+                        .args("dthreads").systemProperty("dthreads.deadlock.detect", "200ms"))
+                .toArray(SiteSpec[]::new));
+        zigzagWhileTheWatchLooks(s, "A,rmi:B,corba:C,rmi:A,corba:B,rmi:A");
+    }
+
+    /** Three drivers run {@code route} from the first site for 4 s; no site may report a deadlock. */
+    private static void zigzagWhileTheWatchLooks(List<Site> s, String route) throws InterruptedException {
         java.util.concurrent.atomic.AtomicInteger routes = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-        for (int driver = 0; driver < 3; driver++) { // classes queue on A's node behind the one that is away at B
+        for (int driver = 0; driver < 3; driver++) { // classes queue on A's node behind the one that is away
             DeadlockDetectionTest.inBackground("zigzags-" + driver, () -> {
                 while (!stop.get()) {
-                    s.get(0).run("route", "A,B,A,B,A,B,A,B,A,B,A");
+                    s.get(0).run("route", route);
                     routes.incrementAndGet();
                 }
             });
@@ -182,13 +249,50 @@ class DeadlockWatchTest {
         for (Site site : s) {
             assertFalse(site.stderrTail().contains("deadlock detected"), site.stderrTail());
         }
-        System.out.println(routes.get() + " ten-hop zigzags by 3 drivers, no deadlock reported");
+        System.out.println(routes.get() + " zigzags " + route + " by 3 drivers, no deadlock reported");
     }
 
-    /** Every site logs the cycle within the threshold + 5 s. */
-    private static void awaitLogged(List<Site> sites) {
-        await().atMost(THRESHOLD.plusSeconds(5)).pollInterval(Duration.ofMillis(50))
-                .until(() -> sites.stream().allMatch(site -> site.stderrTail().contains(DETECTED)));
+    /**
+     * Every site logs the whole cycle (an edge at every site: its pid) within the threshold + 5 s, the same text at
+     * each; else every site's thread and monitor dump and log are printed before the failure.
+     *
+     * @return the cycle as every site logged it
+     */
+    private static String awaitWholeCycleLogged(List<Site> sites) {
+        try {
+            await().atMost(THRESHOLD.plusSeconds(5)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> sites.stream().allMatch(site -> {
+                        String cycle = loggedCycle(site);
+                        return sites.stream().allMatch(other -> cycle.contains("(pid " + other.pid() + " on "));
+                    }));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            printDumps(sites);
+            throw e;
+        }
+        String cycle = loggedCycle(sites.get(0));
+        assertTrue(cycle.contains("a cycle of " + sites.size() + " thread classes across " + sites.size() + " sites"),
+                cycle);
+        for (Site site : sites) {
+            assertEquals(cycle, loggedCycle(site), "every site logs the same whole cycle");
+        }
+        return cycle;
+    }
+
+    /** The cycle a site logged: from "Found one dthreads deadlock" to the last edge line; empty if none yet. */
+    private static String loggedCycle(Site site) {
+        String part = detectedPart(site);
+        int from = part.indexOf("Found one dthreads deadlock");
+        if (!part.contains(DETECTED) || from < 0) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String line : part.substring(from).split("\n")) {
+            if (sb.length() > 0 && !line.startsWith(" ")) {
+                break;
+            }
+            sb.append(line).append('\n');
+        }
+        return sb.toString();
     }
 
     private static String detectedPart(Site site) {

@@ -32,8 +32,9 @@ class RmiIiopTransparencyTest {
         Site a = cluster.start(agentSite("A"));
         String stubs = a.run("stubs");
         assertTrue(stubs.contains("DynamicStub"), stubs);
-        // the interface seen by the program has its twin and the monitor entry: the JRMP retrofit is on
-        assertEquals("3", stubs.substring(stubs.indexOf(' ') + 1), "forward, its twin and the monitor entry: " + stubs);
+        // the interface seen by the program has its twin and the monitor entries: the JRMP retrofit is on
+        assertEquals("4", stubs.substring(stubs.indexOf(' ') + 1),
+                "forward, its twin, the monitor entry and the diagnostic one (dthreads$diagnose): " + stubs);
     }
 
     @Test

@@ -63,8 +63,11 @@ public final class Monitors {
     private static final MethodHandle INTERRUPT = runtime("interrupt", MethodType.methodType(void.class, Thread.class));
 
     static {
-        // initialized now, not by the first getstatic in exit's catch, where running <clinit> could overflow
+        // initialized now, not by the first getstatic in exit's catch, where running <clinit> could overflow;
+        // and both resolved in this class's loader, where rewritten code's exit guard (and this class's catch)
+        // then finds them without a loadClass call (see ExitOverflowGuard)
         Object unused = LostExits.LOCK;
+        Class<?> overflow = StackOverflowError.class;
     }
 
     private Monitors() {}
@@ -180,6 +183,16 @@ public final class Monitors {
                     LostExits.LEVELS[i] = 0;
                 }
             }
+            // exits whose call overflowed, recorded by rewritten code (ExitOverflowGuard) in this copy
+            int overflowed = Math.min(LostExits.overflowedExits, LostExits.OVERFLOWED.length);
+            for (int i = 0; i < overflowed; i++) {
+                Object key = LostExits.OVERFLOWED[i];
+                if (key != null) {
+                    RECORD_LOST_EXITS.invokeExact(key, 1);
+                    LostExits.OVERFLOWED[i] = null; // forwarded: no call between the forward and this write
+                }
+            }
+            LostExits.overflowedExits = 0;
             LostExits.pendingRepairs = false;
         }
     }

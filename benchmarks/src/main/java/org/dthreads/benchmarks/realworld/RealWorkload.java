@@ -72,6 +72,13 @@ enum RealWorkload {
                     org.apache.derby.shared.common.error.StandardException.class, org.apache.derby.jdbc.EmbeddedDriver.class);
         }
     },
+    /** Hot rewritten monitor code ({@link org.dthreads.benchmarks.realworld.app.HotCounter}), 2 threads; size: calls per thread. */
+    HOTLOCK(5_000_000, 5, 5, List.of()) {
+        @Override
+        long round(int size) throws Exception {
+            return org.dthreads.benchmarks.realworld.app.HotCounter.run(2, size);
+        }
+    },
     /** Memory: {@code size} short-lived locked objects in a 64 MB heap, then the retention checks. */
     MEMORY(2_000_000, 0, 1, List.of("-Xmx64m")) {
         @Override

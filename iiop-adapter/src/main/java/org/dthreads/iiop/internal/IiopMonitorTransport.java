@@ -111,6 +111,18 @@ public final class IiopMonitorTransport implements RemoteMonitorTransport {
     @Override
     public long call(Object target, int op, long threadClass, long token, long arg, int nanos)
             throws InterruptedException {
+        return request(target, op, threadClass, token, arg, nanos, InputStream::read_longlong);
+    }
+
+    /** Operations answered with text ({@code RemoteMonitorSite.PROBE_EDGES}): the OK reply has a string. */
+    @Override
+    public String callText(Object target, int op, long threadClass, long token, long arg, int nanos)
+            throws InterruptedException {
+        return request(target, op, threadClass, token, arg, nanos, InputStream::read_string);
+    }
+
+    private <T> T request(Object target, int op, long threadClass, long token, long arg, int nanos,
+            java.util.function.Function<InputStream, T> result) throws InterruptedException {
         Ref r = ref(target);
         if (r == null) {
             throw new RemoteMonitorException("dthreads: " + describe(target) + " is no longer a connected CORBA"
@@ -126,7 +138,7 @@ public final class IiopMonitorTransport implements RemoteMonitorTransport {
                 out.write_longlong(token);
                 out.write_longlong(arg);
                 in = r.delegate().invoke(r.self(), out);
-                return readReply(in, target);
+                return readReply(in, target, result);
             } catch (RemarshalException e) {
                 if (attempt >= MAX_REMARSHALS) {
                     throw new RemoteMonitorException("dthreads: monitor operation on " + describe(target)
@@ -156,14 +168,15 @@ public final class IiopMonitorTransport implements RemoteMonitorTransport {
         }
     }
 
-    private long readReply(InputStream in, Object target) throws InterruptedException {
+    private <T> T readReply(InputStream in, Object target, java.util.function.Function<InputStream, T> read)
+            throws InterruptedException {
         int status;
-        long result = 0L;
+        T result = null;
         String message = null;
         try {
             status = in.read_long();
             if (status == MonitorWire.OK) {
-                result = in.read_longlong();
+                result = read.apply(in);
             } else {
                 message = in.read_string();
                 if (message != null && message.length() > MonitorWire.MAX_MESSAGE) {

@@ -130,10 +130,10 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         Any status = orb.create_any();
         status.insert_long(outcome.status);
         request.set_result(status);
-        if (outcome.status == MonitorWire.OK) {
+        if (outcome.status == MonitorWire.OK && outcome.text == null) {
             value.insert_longlong(outcome.result);
         } else {
-            value.insert_string(outcome.message);
+            value.insert_string(outcome.text);
         }
         return true;
     }
@@ -145,8 +145,11 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         return a;
     }
 
-    /** The reply to one request: a status of {@link MonitorWire} and the result (OK) or a message. */
-    private record Outcome(int status, long result, String message) {
+    /**
+     * The reply to one request: a status of {@link MonitorWire}, and the result (OK), the text result (OK, an
+     * operation answered with text) or the message (an error) as {@code text}.
+     */
+    private record Outcome(int status, long result, String text) {
         static Outcome error(int status, String message) {
             return new Outcome(status, 0L, MonitorWire.clip(message));
         }
@@ -169,6 +172,10 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
                     + servant.getClass().getName() + ": " + e);
         }
         try {
+            if (op == RemoteMonitorSite.PROBE_EDGES) { // answered with text
+                return new Outcome(MonitorWire.OK, 0L, RemoteMonitorSite.serveText(op, cls, token, arg, nanos,
+                        peerOf(handler, cls)));
+            }
             return new Outcome(MonitorWire.OK, RemoteMonitorSite.serve(target, op, cls, token, arg, nanos,
                     peerOf(handler, cls)), null);
         } catch (InterruptedException e) {
@@ -176,7 +183,7 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         } catch (IllegalMonitorStateException e) {
             return Outcome.error(MonitorWire.ILLEGAL_MONITOR_STATE, message(e));
         } catch (IllegalArgumentException e) {
-            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.PROBE) {
+            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.PROBE_EDGES) {
                 LOG.warn("unknown-monitor-op", "dthreads: " + MonitorRequestHook.OPERATION + " request with unknown"
                         + " operation code " + op + " answered with an error");
             }
@@ -194,10 +201,10 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
     private static OutputStream reply(ResponseHandler handler, Outcome outcome) {
         OutputStream out = handler.createReply();
         out.write_long(outcome.status);
-        if (outcome.status == MonitorWire.OK) {
+        if (outcome.status == MonitorWire.OK && outcome.text == null) {
             out.write_longlong(outcome.result);
         } else {
-            out.write_string(outcome.message);
+            out.write_string(outcome.text);
         }
         return out;
     }

@@ -41,11 +41,13 @@ import org.dthreads.internal.KernelLink;
  * the other operations fail with {@link StackOverflowError} having changed nothing (as their call could
  * have anyway).
  *
- * <h2>Not covered here</h2>
- * An exit whose own call overflows (its frame's stack bang fails before {@code Monitors.exit} runs) is
- * recorded by no one. The rewritten block's release handler (which, unlike javac's, does not cover itself)
- * then calls exit once more at the same depth, usually failing the same way: the level stays held. Only
- * the rewriter can record that without a call.
+ * <h2>An exit whose own call overflows</h2>
+ * Its frame's stack bang fails before {@code Monitors.exit} runs, so no catch above sees it. Rewritten code
+ * records it itself ({@code ExitOverflowGuard}: a handler around each emulated exit call, without a call):
+ * under {@link #LOCK} it puts the key in the ring {@link #OVERFLOWED} and counts it in
+ * {@link #overflowedExits}. A settlement first folds the ring into the slots (one level per entry); more
+ * than {@link #OVERFLOWED}{@code .length} such exits before a settlement overwrite the oldest, which are
+ * counted as {@link #UNRECORDED}.
  */
 public final class LostExits {
     /** How many monitors may be in debt at once. */
@@ -58,6 +60,14 @@ public final class LostExits {
     public static final int[] LEVELS = new int[SLOTS];
     /** Exits lost while every slot held another key: not payable, reported once. Under {@link #LOCK}. */
     public static int UNRECORDED;
+    /**
+     * Keys of exits recorded by rewritten code whose call to {@code Monitors.exit} overflowed, at
+     * {@code overflowedExits & (length - 1)}; the length is a power of two and rewritten code has the mask
+     * compiled in (keep it equal to {@code ExitOverflowGuard.OVERFLOWED_MASK} + 1). Under {@link #LOCK}.
+     */
+    public static final Object[] OVERFLOWED = new Object[64];
+    /** How many exits were put in {@link #OVERFLOWED} since the last settlement. Under {@link #LOCK}. */
+    public static int overflowedExits;
     /** A monitor whose exit committed but whose wake-up failed. */
     public static volatile Object lostWake;
     /** Whether anything above waits to be settled. Written under {@link #LOCK}; read without it. */
@@ -139,6 +149,7 @@ public final class LostExits {
     private static int[] pay() {
         int[] outcome = new int[3];
         synchronized (LOCK) {
+            foldOverflowed();
             Object wake = lostWake;
             if (wake != null) {
                 lostWake = null;
@@ -168,6 +179,24 @@ public final class LostExits {
         return outcome;
     }
 
+    /** Moves the ring's entries into the slots, one level each. Under {@link #LOCK}. */
+    private static void foldOverflowed() {
+        int n = overflowedExits;
+        if (n == 0) {
+            return;
+        }
+        int kept = Math.min(n, OVERFLOWED.length);
+        for (int i = 0; i < kept; i++) {
+            Object key = OVERFLOWED[i];
+            if (key != null) {
+                record(key, 1);
+                OVERFLOWED[i] = null; // folded: no call between the record and this write
+            }
+        }
+        UNRECORDED += n - kept; // overwritten before anyone settled
+        overflowedExits = 0;
+    }
+
     private static void report(int paidLevels, int dropped, int unrecorded) {
         if (paidLevels > 0) {
             MonitorRuntime.LOG.error("exit-repaired", "dthreads: paid " + paidLevels
@@ -187,7 +216,7 @@ public final class LostExits {
     /** Debts not yet settled, for tests: the sum of recorded levels. */
     static int pendingLevels() {
         synchronized (LOCK) {
-            int sum = 0;
+            int sum = Math.min(overflowedExits, OVERFLOWED.length);
             for (int i = 0; i < SLOTS; i++) {
                 sum += LEVELS[i];
             }

@@ -137,8 +137,8 @@ public final class MonitorRuntime {
      * {@link StackOverflowError} on a deep stack, an {@link OutOfMemoryError}) is recovered: the exit
      * records, in the thread's {@link Actor}, whether its committing write happened; if not it is retried
      * at once, and if the retry fails too the level is recorded in {@link LostExits}, paid by the next
-     * monitor operation of any thread. An exit whose call overflows before this method runs is not
-     * covered (see {@link LostExits}).
+     * monitor operation of any thread. An exit whose call overflows before this method runs is recorded
+     * by the rewritten code around the call (see {@link LostExits}).
      */
     public static void exit(Object key) {
         if (key == null) {

@@ -30,6 +30,9 @@ public final class RemoteMonitorSite {
     private static final MethodHandle HOLDS_HANDLE = handle("remoteHolds", MethodType.methodType(boolean.class, long.class));
     private static final MethodHandle SERVE_HANDLE = handle("remoteServe", MethodType.methodType(long.class, Object.class,
             int.class, long.class, long.class, long.class, int.class, String.class));
+    private static final MethodHandle SERVE_TEXT_HANDLE = BootDelegation.staticMethod(
+            org.dthreads.monitor.internal.diagnostics.DeadlockProbe.class, "serveText",
+            MethodType.methodType(String.class, int.class, long.class, long.class, long.class, int.class, String.class));
 
     // Operation codes of serve and RemoteMonitorTransport.call; their values are on the wire.
 
@@ -56,6 +59,15 @@ public final class RemoteMonitorSite {
      * changes no monitor, and the target only addresses the site.
      */
     public static final int PROBE = 9;
+    /**
+     * A deadlock probe answered with text, through {@link #serveText} (issue 17, the automatic check):
+     * {@code threadClass} is the class chased, {@code token} the class that started the probe, {@code arg} how many
+     * milliseconds the asker waits for the answer, {@code nanos} the hops left. Returns the wait-for edges of the
+     * cycle from this site back to the starting class, one {@code WaitEdge} line each (this site's first, then
+     * those of the sites the chase crossed after it), or an empty text if the chase found no cycle. Diagnostic
+     * only: it changes no monitor, and the target only addresses the site.
+     */
+    public static final int PROBE_EDGES = 10;
 
     /** Default lease: a holder that neither operates nor renews for this long loses the monitor. */
     public static final long DEFAULT_LEASE_MILLIS = 30_000L;
@@ -91,6 +103,30 @@ public final class RemoteMonitorSite {
         try {
             return (long) SERVE_HANDLE.invokeExact(target, op, threadClass, token, arg, nanos, peer);
         } catch (RuntimeException | Error | InterruptedException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /**
+     * Serves one operation whose answer is text ({@link #PROBE_EDGES}), sent by
+     * {@link RemoteMonitorTransport#callText}: what an adapter's server calls, on the thread serving the request.
+     * Runs the same class checks as {@link #serve}.
+     *
+     * @param op the operation, {@link #PROBE_EDGES}
+     * @param threadClass the class the operation is about (for a probe, the class chased)
+     * @param token a second class or 0 (for a probe, the class that started it)
+     * @param arg for a probe, how many milliseconds the asker waits for the answer
+     * @param nanos for a probe, the hops left
+     * @param peer identifies the caller's site, for log lines
+     * @return the answer, never null
+     * @throws IllegalArgumentException for an unknown operation or an invalid class
+     */
+    public static String serveText(int op, long threadClass, long token, long arg, int nanos, String peer) {
+        try {
+            return (String) SERVE_TEXT_HANDLE.invokeExact(op, threadClass, token, arg, nanos, peer);
+        } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException(t);

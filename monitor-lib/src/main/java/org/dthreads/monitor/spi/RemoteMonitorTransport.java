@@ -36,6 +36,7 @@ public interface RemoteMonitorTransport {
      *        {@link RemoteMonitorSite#WAIT}, {@link RemoteMonitorSite#NOTIFY},
      *        {@link RemoteMonitorSite#NOTIFY_ALL}, {@link RemoteMonitorSite#RENEW},
      *        {@link RemoteMonitorSite#HOLDS}, {@link RemoteMonitorSite#INTERRUPT}, {@link RemoteMonitorSite#PROBE}
+     *        (for {@link RemoteMonitorSite#PROBE_EDGES}: {@link #callText})
      * @param threadClass the calling thread's equivalence class
      * @param token the lease token, or 0 when the class holds no lease on this reference
      * @param arg the lease duration (ENTER) or wait timeout in milliseconds (WAIT); 0 otherwise
@@ -48,6 +49,29 @@ public interface RemoteMonitorTransport {
      * @throws org.dthreads.monitor.RemoteMonitorException if the site could not be reached or does not run dthreads
      */
     long call(Object target, int op, long threadClass, long token, long arg, int nanos) throws InterruptedException;
+
+    /**
+     * Runs one operation whose answer is text ({@link RemoteMonitorSite#PROBE_EDGES}) at the site of
+     * {@code target}: there the adapter calls {@link RemoteMonitorSite#serveText} with the same arguments and the
+     * peer. A transport that cannot carry text answers throws; the default does.
+     *
+     * @param target the remote reference
+     * @param op {@link RemoteMonitorSite#PROBE_EDGES}
+     * @param threadClass as {@link RemoteMonitorSite#serveText} takes it
+     * @param token as {@link RemoteMonitorSite#serveText} takes it
+     * @param arg as {@link RemoteMonitorSite#serveText} takes it
+     * @param nanos as {@link RemoteMonitorSite#serveText} takes it
+     * @return what {@link RemoteMonitorSite#serveText} returned at the site
+     * @throws InterruptedException if the calling thread was interrupted while waiting
+     * @throws IllegalArgumentException if the site does not know the operation (an older dthreads there)
+     * @throws org.dthreads.monitor.RemoteMonitorException if the site could not be reached or does not run dthreads,
+     *         or this transport carries no text answers
+     */
+    default String callText(Object target, int op, long threadClass, long token, long arg, int nanos)
+            throws InterruptedException {
+        throw new org.dthreads.monitor.RemoteMonitorException("dthreads: " + describe(target) + ": the transport "
+                + getClass().getName() + " carries no text answers (operation " + op + ")");
+    }
 
     /**
      * The reference and its site in a few words, for dumps and error messages; must not block or throw.

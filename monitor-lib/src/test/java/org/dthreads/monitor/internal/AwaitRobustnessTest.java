@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * (1 ms) at each level from {@link #WAITING_LEVELS} levels before that depth on, so that the waits start
  * with less and less stack until one fails; the last ones that return ran their release and re-acquire
  * with the least stack a wait accepts; the failed wait fails with stack to spare, so the exits that follow
- * do not meet the end of the stack (an exit whose own call overflows there is ExitRobustnessTest's matter:
+ * do not meet the end of the stack (an exit whose own call overflows there is ExitOverflowGuard's matter:
  * it cannot run at that depth at all). Measured per round, because the JIT changes the frame sizes: once
  * the recursion is compiled its frames shrink and it runs thousands of levels deeper (a depth measured
  * once made it wait at each of them, for minutes); a round that has waited {@link #MAX_WAITS_PER_ROUND}

@@ -21,6 +21,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = SECONDS)
 class LostExitsTest {
 
+    /** The lock's debt right after its holder recorded its losses, read in the same critical section. */
+    private static volatile int levelsRecorded;
+
     @AfterEach
     void settleLeftovers() {
         LostExits.settleQuietly();
@@ -42,9 +45,18 @@ class LostExitsTest {
                     Monitors.exit(lock);
                 }
                 entered.countDown();
-                go.await(); // no monitor operation of any holder settles before every loss is recorded
-                for (int i = 0; i < lost; i++) {
-                    LostExits.record(lock, 1);
+                go.await();
+                // Any thread of this JVM may settle at any time (a parked entrant re-checks every 50 ms), so the
+                // losses are recorded, and counted, in one critical section: no settlement splits them.
+                synchronized (LostExits.LOCK) {
+                    for (int i = 0; i < lost; i++) {
+                        LostExits.record(lock, 1);
+                    }
+                    int levels = 0;
+                    for (int i = 0; i < LostExits.SLOTS; i++) {
+                        levels += LostExits.KEYS[i] == lock ? LostExits.LEVELS[i] : 0;
+                    }
+                    levelsRecorded = levels;
                 }
                 recorded.countDown();
                 release.await();
@@ -65,8 +77,8 @@ class LostExitsTest {
         Thread holder = holderThatLoses(lock, 600, 500, recorded, release);
         try {
             assertTrue(recorded.await(20, SECONDS));
-            assertEquals(500, LostExits.pendingLevels());
-            Monitors.enter(lock); // settles first: the holder never comes back
+            assertEquals(500, levelsRecorded, "500 losses of one monitor, one slot");
+            Monitors.enter(lock); // settles first (unless another thread did): the holder never comes back
             assertTrue(Monitors.holdsLock(lock));
             Monitors.exit(lock);
             assertEquals(0, LostExits.pendingLevels());

@@ -34,6 +34,10 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
     static final Method METHOD;
     /** JRMP method hash of {@code dthreads$monitor(int,long,long,long,int)long}. */
     public static final long METHOD_HASH;
+    /** The method of the operations answered with text ({@link MonitorPort#dthreads$diagnose}). */
+    static final Method DIAGNOSE_METHOD;
+    /** JRMP method hash of {@code dthreads$diagnose(int,long,long,long,int)String}. */
+    static final long DIAGNOSE_METHOD_HASH;
 
     static {
         try {
@@ -43,6 +47,13 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
             throw new ExceptionInInitializerError(e);
         }
         METHOD_HASH = Twins.methodHash(METHOD);
+        try {
+            DIAGNOSE_METHOD = MonitorPort.class.getMethod("dthreads$diagnose", int.class, long.class, long.class,
+                    long.class, int.class);
+        } catch (NoSuchMethodException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+        DIAGNOSE_METHOD_HASH = Twins.methodHash(DIAGNOSE_METHOD);
     }
 
     private JrmpMonitorTransport() {}
@@ -60,13 +71,23 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
     @Override
     public long call(Object target, int op, long threadClass, long token, long arg, int nanos)
             throws InterruptedException {
+        return (Long) invoke(target, METHOD, METHOD_HASH, new Object[] {op, threadClass, token, arg, nanos});
+    }
+
+    @Override
+    public String callText(Object target, int op, long threadClass, long token, long arg, int nanos)
+            throws InterruptedException {
+        return (String) invoke(target, DIAGNOSE_METHOD, DIAGNOSE_METHOD_HASH,
+                new Object[] {op, threadClass, token, arg, nanos});
+    }
+
+    private Object invoke(Object target, Method method, long hash, Object[] args) throws InterruptedException {
         RemoteRef ref = refOf(target);
         if (ref == null) {
             throw new RemoteMonitorException("dthreads: not a JRMP stub: " + target.getClass().getName());
         }
-        Object[] args = {op, threadClass, token, arg, nanos};
         try {
-            return (Long) ref.invoke((Remote) target, METHOD, args, METHOD_HASH);
+            return ref.invoke((Remote) target, method, args, hash);
         } catch (RuntimeException | InterruptedException e) {
             throw e; // IMSE, IAE, NPE, RemoteMonitorException from the site, as thrown there
         } catch (ServerException e) {

@@ -42,4 +42,26 @@ public interface MonitorPort extends java.rmi.Remote {
         }
         return RemoteMonitorSite.serve(this, op, threadClass, token, arg, nanos, peer);
     }
+
+    /**
+     * Serves one diagnostic operation answered with text ({@link RemoteMonitorSite#PROBE_EDGES}: a deadlock
+     * probe), on the RMI thread that received it; the object only addresses its site.
+     *
+     * @param op the operation code
+     * @param threadClass the class the operation is about
+     * @param token a second class or 0
+     * @param arg the operation's argument
+     * @param nanos the operation's second argument
+     * @return {@link RemoteMonitorSite#serveText}'s result
+     * @throws RemoteException never thrown here; required of every remote method
+     */
+    default String dthreads$diagnose(int op, long threadClass, long token, long arg, int nanos) throws RemoteException {
+        String peer;
+        try {
+            peer = RemoteServer.getClientHost();
+        } catch (ServerNotActiveException e) {
+            peer = "local";
+        }
+        return RemoteMonitorSite.serveText(op, threadClass, token, arg, nanos, peer);
+    }
 }

@@ -1,18 +1,19 @@
 package org.dthreads.monitor.internal.diagnostics;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
-import org.dthreads.ThreadClass;
 import org.dthreads.internal.RateLimitedLog;
 import org.dthreads.monitor.internal.jfr.MonitorEvents;
 
 /**
  * Where the automatic check ({@link DeadlockWatch}, {@link DeadlockProbe}) reports a deadlock: one log line per
- * cycle and site, never twice for the same edges (the remembered set is bounded: {@link #REMEMBERED}), and an
+ * cycle and site, with every edge of the cycle (a cycle across sites as well: each site on it found all of it),
+ * never twice for the same edges (the remembered set is bounded: {@link #REMEMBERED}), and an
  * {@code org.dthreads.Deadlock} JFR event. Thread-safe (the set is guarded by its own monitor).
  */
 final class DeadlockLog {
@@ -21,6 +22,8 @@ final class DeadlockLog {
     private static final RateLimitedLog LOG = new RateLimitedLog(
             (level, line) -> System.getLogger(DeadlockWatch.class.getName()).log(level, line), 0L, System::nanoTime);
     private static final Set<String> LOGGED = new LinkedHashSet<>();
+    /** How a log line about a cycle across sites starts. */
+    static final String ACROSS_SITES = "dthreads: deadlock detected across sites";
 
     private DeadlockLog() {}
 
@@ -34,28 +37,38 @@ final class DeadlockLog {
     }
 
     /**
-     * This site's part of a cycle that spans sites, found by a probe.
+     * A cycle that spans sites, found by a probe: every edge of it, starting at its smallest class, so that every
+     * site on it logs the same text.
      *
-     * @param path      the edges of the cycle at this site, in chase order
-     * @param initiator the class that started the probe (blocked somewhere on the cycle)
-     * @param sites     how many sites the chase crossed from here to close the cycle (this one included)
+     * @param cycle the edges of the cycle, in order (each edge's owner is the next edge's waiter)
      */
-    static void part(List<WaitEdge> path, long initiator, long sites) {
-        if (path.isEmpty() || !firstTime(path)) {
+    static void acrossSites(List<WaitEdge> cycle) {
+        List<WaitEdge> ordered = canonical(cycle);
+        if (ordered.isEmpty() || !firstTime(ordered)) {
             return;
         }
-        String classes = path.stream().map(e -> ThreadClass.format(e.waiterClass()) + " -> " + e.ownerNode())
-                .collect(Collectors.joining(", "));
-        StringBuilder sb = new StringBuilder("dthreads: deadlock detected across sites (-Ddthreads.deadlock.detect): ")
-                .append("class ").append(ThreadClass.format(initiator)).append(" waits for itself through call chains")
-                .append(" across sites (the probe crossed ").append(sites).append(sites == 1 ? " site" : " sites")
-                .append(" from here to close the cycle); this site's edges of the cycle: ").append(classes)
-                .append(". Every site's edges: ./dthreads deadlocks with every site's PID or HOST:PORT.\n");
-        for (WaitEdge e : path) {
-            sb.append(Cycles.format(List.of(e), Map.of()).lines().skip(1).collect(Collectors.joining("\n", "", "\n")));
+        String text = Cycles.format(ordered, Map.of());
+        LOG.error("deadlock", ACROSS_SITES + " (-Ddthreads.deadlock.detect); the whole cycle, as every site on it"
+                + " logs it:\n" + text);
+        MonitorEvents.deadlock(ordered.size(), (int) ordered.stream().map(WaitEdge::siteId).distinct().count(), text);
+    }
+
+    /** The cycle rotated to start at the edge whose waiter is the smallest node (the order {@link Cycles} uses). */
+    static List<WaitEdge> canonical(List<WaitEdge> cycle) {
+        int first = 0;
+        for (int i = 1; i < cycle.size(); i++) {
+            if (cycle.get(i).waiterNode().compareTo(cycle.get(first).waiterNode()) < 0) {
+                first = i;
+            }
         }
-        LOG.error("deadlock", sb.toString());
-        MonitorEvents.deadlock(path.size(), (int) Math.min(Integer.MAX_VALUE, sites), sb.toString());
+        List<WaitEdge> out = new ArrayList<>(cycle.subList(first, cycle.size()));
+        out.addAll(cycle.subList(0, first));
+        return out;
+    }
+
+    /** What identifies a cycle, whatever edge it is read from: its edges' identities, sorted. */
+    static String key(List<WaitEdge> edges) {
+        return edges.stream().map(WaitEdge::identity).collect(Collectors.toCollection(TreeSet::new)).toString();
     }
 
     private static boolean firstTime(List<WaitEdge> edges) {
@@ -71,7 +84,4 @@ final class DeadlockLog {
         }
     }
 
-    private static String key(List<WaitEdge> edges) {
-        return edges.stream().map(WaitEdge::identity).collect(Collectors.toCollection(TreeSet::new)).toString();
-    }
 }

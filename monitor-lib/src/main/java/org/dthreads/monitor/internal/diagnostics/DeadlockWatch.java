@@ -15,7 +15,8 @@ import org.dthreads.internal.RateLimitedLog;
  * The automatic deadlock check, opt-in with {@code -Ddthreads.deadlock.detect=<duration>} ({@code 5s},
  * {@code 500ms}, {@code PT5S}, or milliseconds): when a thread of this site stays blocked on a monitor longer than
  * that, the site looks for a cycle through it, among its own edges and, by a {@link DeadlockProbe} along the call
- * chains, across the sites it talks to; every site on a cycle logs it once ({@link DeadlockLog}).
+ * chains, across the sites it talks to, which answer with their edges of the cycle: every site on a cycle (each
+ * runs its own watch) finds the whole cycle from its own blocked edge and logs all of it once ({@link DeadlockLog}).
  *
  * <h2>Cost</h2>
  * Off by default, and then nothing runs: no thread, no hook in any monitor operation. On, one daemon thread takes
@@ -23,15 +24,17 @@ import org.dthreads.internal.RateLimitedLog;
  * ms) and probes only edges older than the duration.
  *
  * <h2>State</h2>
- * {@link #firstSeen} (edge identity to the time it was first seen) and {@link #probedAt} are confined to the
- * watch thread. An edge
- * that has lasted the whole duration is stable: a cycle all of whose edges here are that old is reported without a
- * second snapshot, and a cycle across sites after a second probe ({@link DeadlockProbe#CONFIRM}) still finds it.
+ * {@link #firstSeen} (edge identity to the time it was first seen), {@link #probedAt} and {@link #onCycle} are
+ * confined to the watch thread. An edge that has lasted the whole duration is stable: a cycle all of whose edges
+ * here are that old is reported without a second snapshot, and a cycle across sites when a second probe, from
+ * snapshots taken after the first one's, finds the same edges.
  */
 public final class DeadlockWatch implements Runnable {
     /** The system property. */
     public static final String PROPERTY = "dthreads.deadlock.detect";
     static final long MIN_PERIOD_MILLIS = 100;
+    /** Beyond {@link DeadlockProbe#SNAPSHOT_MILLIS}: a confirming probe reads snapshots newer than the first's. */
+    static final long CONFIRM_GAP_MILLIS = 50;
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(DeadlockWatch.class);
     private static Thread started;
 
@@ -39,6 +42,8 @@ public final class DeadlockWatch implements Runnable {
     private final Map<String, Long> firstSeen = new HashMap<>();
     /** Edge identity to the time a probe last started from it: each edge is probed once per threshold. */
     private final Map<String, Long> probedAt = new HashMap<>();
+    /** The edges of this site on a cycle already logged: not probed again while they last. */
+    private final Set<String> onCycle = new HashSet<>();
 
     DeadlockWatch(long thresholdNanos) {
         this.thresholdNanos = thresholdNanos;
@@ -128,6 +133,7 @@ public final class DeadlockWatch implements Runnable {
         }
         firstSeen.keySet().retainAll(present);
         probedAt.keySet().retainAll(present);
+        onCycle.retainAll(present);
         if (old.isEmpty()) {
             return;
         }
@@ -139,20 +145,37 @@ public final class DeadlockWatch implements Runnable {
             }
         }
         for (WaitEdge e : edges) {
-            if (old.contains(e.identity()) && !onLocalCycle.contains(e.identity()) && probeable(e)
-                    && now - probedAt.getOrDefault(e.identity(), now - thresholdNanos) >= thresholdNanos) {
-                probedAt.put(e.identity(), now);
-                DeadlockProbe.Chase found = DeadlockProbe.start(site, e, 0L);
-                if (found.sites() > 1) {
-                    TimeUnit.MILLISECONDS.sleep(DeadlockProbe.SNAPSHOT_MILLIS);
-                    DeadlockProbe.Chase confirmed = DeadlockProbe.start(DeadlockProbe.recentSnapshot(), e,
-                            DeadlockProbe.CONFIRM);
-                    if (confirmed.sites() > 1) {
-                        DeadlockLog.part(confirmed.path(), e.waiterClass(), confirmed.sites());
-                    }
+            String id = e.identity();
+            if (old.contains(id) && !onLocalCycle.contains(id) && !onCycle.contains(id) && probeable(e)
+                    && now - probedAt.getOrDefault(id, now - thresholdNanos) >= thresholdNanos) {
+                probedAt.put(id, now);
+                List<WaitEdge> cycle = confirmedCycle(site, e);
+                if (!cycle.isEmpty()) {
+                    DeadlockLog.acrossSites(cycle);
+                    onCycle.add(id); // a remote edge is not in the cycle: the real one at the object's site is
+                    cycle.forEach(c -> onCycle.add(c.identity()));
                 }
             }
         }
+    }
+
+    /**
+     * The whole cycle through {@code e} across sites, if a probe finds it twice, the second time from snapshots
+     * taken after the first probe (every site's snapshots then show it again: a deadlock stays, contention that
+     * a chase may have pieced together from moments apart moves on); else an empty list.
+     */
+    private static List<WaitEdge> confirmedCycle(SiteSnapshot site, WaitEdge e) throws InterruptedException {
+        List<WaitEdge> first = DeadlockProbe.start(site, e);
+        if (first.isEmpty()) {
+            return first;
+        }
+        TimeUnit.MILLISECONDS.sleep(DeadlockProbe.SNAPSHOT_MILLIS + CONFIRM_GAP_MILLIS);
+        SiteSnapshot now = SiteSnapshot.take();
+        if (now.edges.stream().noneMatch(x -> x.identity().equals(e.identity()))) {
+            return List.of();
+        }
+        List<WaitEdge> second = DeadlockProbe.start(now, e);
+        return !second.isEmpty() && DeadlockLog.key(second).equals(DeadlockLog.key(first)) ? second : List.of();
     }
 
     /** An edge a probe can start from: a known class waiting for another, or for a remote object's monitor. */

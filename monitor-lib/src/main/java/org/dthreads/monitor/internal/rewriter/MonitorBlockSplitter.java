@@ -24,13 +24,17 @@ import org.objectweb.asm.tree.VarInsnNode;
 /**
  * Gives every {@code synchronized} block two copies, chosen once at its entry:
  * <pre>
- *   [lock on stack] dup; invokestatic Monitors.isEmulated; ifne EMULATED
- *   monitorenter; ...block...; monitorexit ...          (native: the JVM's monitor, as before)
- *   EMULATED: invokestatic Monitors.enter; ...copy...; invokestatic Monitors.exit ...
+ *   [lock on stack, also in L] invokestatic Monitors.isEmulated; ifne EMULATED
+ *   aload L; monitorenter; ...block...; monitorexit ...      (native: the JVM's monitor, as before)
+ *   EMULATED: aload L; invokestatic Monitors.enter; ...copy...; invokestatic Monitors.exit ...
  * </pre>
  * Each copy keeps {@code monitorenter}/{@code monitorexit} (or their emulated calls) balanced and
  * block-structured, which the JIT requires; a conditional {@code monitorenter} would leave the
- * method interpreted.
+ * method interpreted. Each copy loads the lock from L after the branch: HotSpot's monitor-matching
+ * analysis rejected the earlier shape, where a {@code dup} of the lock crossed the branch and
+ * {@code monitorenter} took it from the stack ({@code -Xlog:monitormismatch}: "improper monitor
+ * pair"; C1 and C2 then refused the method, so every rewritten method with a monitor ran
+ * interpreted). {@code RewrittenCodeCompilesTest} checks this in a JVM of its own.
  *
  * <p>A block is recognized in the shape javac (and {@link SynchronizedMethodLowering}) emits:
  * {@code dup; astore L; monitorenter} (or {@code aload L; monitorenter}), an "any" handler whose
@@ -110,6 +114,7 @@ final class MonitorBlockSplitter {
         InsnList copy = new InsnList();
         LabelNode emulated = new LabelNode();
         copy.add(emulated);
+        copy.add(new VarInsnNode(Opcodes.ALOAD, lock));
         copy.add(monitorsCall("enter", "(Ljava/lang/Object;)V"));
         for (AbstractInsnNode insn = enter.getNext(); insn != end.getNext(); insn = insn.getNext()) {
             AbstractInsnNode cloned = insn.clone(labels);
@@ -132,9 +137,9 @@ final class MonitorBlockSplitter {
         }
 
         InsnList dispatch = new InsnList();
-        dispatch.add(new InsnNode(Opcodes.DUP));
         dispatch.add(monitorsCall("isEmulated", "(Ljava/lang/Object;)Z"));
         dispatch.add(new JumpInsnNode(Opcodes.IFNE, emulated));
+        dispatch.add(new VarInsnNode(Opcodes.ALOAD, lock));
         code.insertBefore(enter, dispatch);
         code.insert(end, copy);
         method.tryCatchBlocks = exceptionTableWithCopy(method, code.indexOf(enter), code.indexOf(end), any.handler, labels, emulated,
@@ -177,15 +182,23 @@ final class MonitorBlockSplitter {
                             + method.name);
                 }
                 table.add(tcb);
-                if (tcb.handler == releaseHandler && start >= code.indexOf(releaseHandler)) {
+                int releaseAt = code.indexOf(releaseHandler);
+                if (tcb.handler == releaseHandler && start >= releaseAt) {
                     // javac's release handler covers its own monitorexit and re-runs it on any exception.
                     // The emulated copy drops that self-cover: Monitors.exit throws only if the class does
                     // not own the monitor (its binding changed inside the block), and re-running it would
                     // spin for ever; the exception propagates instead.
                     continue;
                 }
-                table.add(copyOf(tcb, labels.get(tcb.start), coversAthrow ? copyEnd : labels.get(tcb.end),
-                        labels.get(tcb.handler)));
+                LabelNode copyEndLabel = coversAthrow ? copyEnd : labels.get(tcb.end);
+                if (tcb.handler == releaseHandler && end > releaseAt) {
+                    // One range may cover a finally handler and the release handler both (javac merges
+                    // them: [finally handler, release handler's exit] -> release handler). Its copy stops
+                    // where the release handler starts, for the same reason; C1 also refuses a handler that
+                    // covers itself this way ("exception handler covers itself").
+                    copyEndLabel = labels.get(releaseHandler);
+                }
+                table.add(copyOf(tcb, labels.get(tcb.start), copyEndLabel, labels.get(tcb.handler)));
             } else if (!overlaps || (coversEnter && coversAthrow)) {
                 table.add(tcb);
             } else if (coversEnter) {
@@ -226,6 +239,10 @@ final class MonitorBlockSplitter {
 
     private static int lockSlot(AbstractInsnNode enter, MethodNode method) {
         AbstractInsnNode prev = previousReal(enter);
+        if (alreadyRewritten(prev)) {
+            // only a class without the marker (a synchronized native method) can come back: its blocks stay as split
+            throw new CannotRewriteException("synchronized blocks in " + method.name + " are split already (rewritten before)");
+        }
         if (prev instanceof VarInsnNode store && store.getOpcode() == Opcodes.ASTORE
                 && previousReal(prev) != null && previousReal(prev).getOpcode() == Opcodes.DUP) {
             return store.var;
@@ -308,6 +325,25 @@ final class MonitorBlockSplitter {
         return at > from && at <= to;
     }
 
+    /**
+     * Whether the instructions before a {@code monitorenter} are this rewriter's own: the native copy's
+     * {@code isEmulated; ifne; aload L}, or the lost-exit record's {@code getstatic LostExits.LOCK; dup; astore}.
+     */
+    private static boolean alreadyRewritten(AbstractInsnNode beforeEnter) {
+        AbstractInsnNode p = beforeEnter;
+        if (p instanceof VarInsnNode && (p = previousReal(p)) != null) {
+            if (p.getOpcode() == Opcodes.IFNE && previousReal(p) instanceof MethodInsnNode call
+                    && call.owner.equals(MONITORS) && call.name.equals("isEmulated")) {
+                return true;
+            }
+            if (p.getOpcode() == Opcodes.DUP && previousReal(p) instanceof org.objectweb.asm.tree.FieldInsnNode field
+                    && field.owner.equals(ExitOverflowGuard.LOST_EXITS)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static boolean loadsSlot(AbstractInsnNode insn, int slot) {
         AbstractInsnNode prev = insn;
         while (prev != null && prev.getOpcode() < 0) {
@@ -316,7 +352,7 @@ final class MonitorBlockSplitter {
         return prev instanceof VarInsnNode v && v.getOpcode() == Opcodes.ALOAD && v.var == slot;
     }
 
-    private static AbstractInsnNode nextReal(AbstractInsnNode insn) {
+    static AbstractInsnNode nextReal(AbstractInsnNode insn) {
         AbstractInsnNode n = insn;
         while (n != null && n.getOpcode() < 0) {
             n = n.getNext();
@@ -324,7 +360,7 @@ final class MonitorBlockSplitter {
         return n;
     }
 
-    private static AbstractInsnNode previousReal(AbstractInsnNode insn) {
+    static AbstractInsnNode previousReal(AbstractInsnNode insn) {
         AbstractInsnNode p = insn.getPrevious();
         while (p != null && p.getOpcode() < 0) {
             p = p.getPrevious();

@@ -27,7 +27,7 @@ import org.objectweb.asm.tree.MethodNode;
  *       its other, rewritten, methods to exclude it;</li>
  *   <li>per method, in tree form: {@link JSRInlinerAdapter} (class files older than Java 7, where {@code jsr} is legal),
  *       {@link MonitorCallRewriter} (every route to wait/notify/holdsLock/interrupt), then
- *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}.</li>
+ *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}, {@link ExitOverflowGuard}.</li>
  * </ol>
  * Frames are recomputed with super-types read from bytes ({@link ClassHierarchy}), never by loading
  * classes. All or nothing: any problem leaves the class untouched ({@link Result#bytes()} null, with
@@ -301,6 +301,7 @@ public final class MonitorRewriter {
                         counts[0]++;
                     }
                     counts[1] += MonitorBlockSplitter.split(this) - (lower ? 1 : 0);
+                    ExitOverflowGuard.guard(this);
                     accept(out);
                 }
             };

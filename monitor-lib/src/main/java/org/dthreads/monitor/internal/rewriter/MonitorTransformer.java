@@ -2,6 +2,8 @@ package org.dthreads.monitor.internal.rewriter;
 
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.dthreads.internal.RateLimitedLog;
@@ -24,6 +26,7 @@ public final class MonitorTransformer implements ClassFileTransformer {
     private final AtomicInteger rewritten = new AtomicInteger();
     private final AtomicInteger skipped = new AtomicInteger();
     private final AtomicInteger sites = new AtomicInteger();
+    private final Map<ClassLoader, Boolean> prepared = new WeakHashMap<>();
 
     /** @param inScope whether a class (internal name) may be rewritten */
     public MonitorTransformer(Predicate<String> inScope) {
@@ -51,6 +54,7 @@ public final class MonitorTransformer implements ClassFileTransformer {
             }
             rewritten.incrementAndGet();
             sites.addAndGet(result.sites());
+            prepare(loader);
             return result.bytes();
         }
         if (!"already rewritten".equals(result.skipReason())) {
@@ -59,6 +63,23 @@ public final class MonitorTransformer implements ClassFileTransformer {
                     + result.skipReason() + "); its monitors stay the JVM's, so a zigzag through them can deadlock");
         }
         return null;
+    }
+
+    /**
+     * Resolves, once per class loader, the classes a rewritten exit guard's handler names
+     * ({@link ExitOverflowGuard}), so that the loader is already recorded as their initiating loader: where
+     * the handler runs the stack is exhausted, and resolving them there would call {@code loadClass}.
+     */
+    private void prepare(ClassLoader loader) {
+        if (loader == null) {
+            return;
+        }
+        synchronized (prepared) {
+            if (prepared.put(loader, Boolean.TRUE) != null) {
+                return;
+            }
+        }
+        ExitOverflowGuard.prepare(loader);
     }
 
     /**

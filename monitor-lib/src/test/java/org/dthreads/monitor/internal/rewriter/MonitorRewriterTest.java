@@ -67,7 +67,7 @@ class MonitorRewriterTest {
     void countsWhatItRewrote() throws Exception {
         MonitorRewriter.Result result = rewrite(Counter.class);
         assertEquals(8, result.synchronizedMethods(), "increment, get, incrementStatic, longResult, ownershipInside, waitUntil, wake, recurse");
-        assertEquals(7, result.synchronizedBlocks(), "incrementInBlock, getBlockValue, nested x3, deepen, the lambda in lockIsFree");
+        assertEquals(8, result.synchronizedBlocks(), "incrementInBlock, getBlockValue, tryFinallyInside, nested x3, deepen, the lambda in lockIsFree");
         assertEquals(3, result.monitorCalls(), "holdsLock, wait, notifyAll");
     }
 
@@ -161,6 +161,8 @@ class MonitorRewriterTest {
     void anExitUnderAnotherClassThrowsInsteadOfSpinningInTheReleaseHandler() throws Exception {
         Class<?> rewritten = Class.forName(FIXTURES + "BindingMisuse", true, new RewritingLoader());
         assertEquals("IllegalMonitorStateException", rewritten.getMethod("exitUnderAnotherClass").invoke(null));
+        assertEquals("IllegalMonitorStateException", rewritten.getMethod("exitUnderAnotherClassWithFinallyInside").invoke(null),
+                "a finally inside the block: its merged range must not make the release handler cover itself");
         assertEquals("no exception", org.dthreads.monitor.internal.rewriter.fixtures.BindingMisuse.exitUnderAnotherClass(),
                 "javac's code with the JVM's monitor: the binding does not matter");
     }
@@ -268,6 +270,7 @@ class MonitorRewriterTest {
     static final class RewritingLoader extends ClassLoader {
         RewritingLoader() {
             super(MonitorRewriterTest.class.getClassLoader());
+            ExitOverflowGuard.prepare(this); // as the agent does for each loader (MonitorTransformer)
         }
 
         @Override
