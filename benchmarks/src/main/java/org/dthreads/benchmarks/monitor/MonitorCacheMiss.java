@@ -92,4 +92,73 @@ public class MonitorCacheMiss {
             Monitors.exit(lock);
         }
     }
+
+    // ---- the same on objects of a class with a monitor slot (issue 16), as the rewriter gives them ----
+
+    /**
+     * A lock whose class carries the monitor slot the rewriter adds to the classes it rewrites (declared here by
+     * hand, since JMH runs without the agent): the emulated monitor lives in the object, no table entry.
+     */
+    public static final class SlottedLock {
+        @SuppressWarnings("unused") // written by the monitor runtime through a VarHandle
+        private transient Object $dthreads$monitor;
+    }
+
+    SlottedLock[] slotted;
+
+    @Setup
+    public void fillSlottedPool() {
+        SlottedLock[] o = new SlottedLock[pool];
+        for (int i = 0; i < pool; i++) {
+            o[i] = new SlottedLock();
+        }
+        Collections.shuffle(java.util.Arrays.asList(o), new Random(42));
+        slotted = o;
+    }
+
+    private SlottedLock nextSlotted() {
+        SlottedLock o = slotted[next];
+        next = next + 1 == slotted.length ? 0 : next + 1;
+        return o;
+    }
+
+    @Benchmark
+    public int nativeSlottedPool() {
+        SlottedLock lock = nextSlotted();
+        synchronized (lock) {
+            return ++counter;
+        }
+    }
+
+    @Benchmark
+    public int emulatedSlottedPool() {
+        SlottedLock lock = nextSlotted();
+        Monitors.enter(lock);
+        try {
+            return ++counter;
+        } finally {
+            Monitors.exit(lock);
+        }
+    }
+
+    @Benchmark
+    public int nativeSlottedFresh() {
+        SlottedLock lock = new SlottedLock();
+        escaped = lock;
+        synchronized (lock) {
+            return ++counter;
+        }
+    }
+
+    @Benchmark
+    public int emulatedSlottedFresh() {
+        SlottedLock lock = new SlottedLock();
+        escaped = lock;
+        Monitors.enter(lock);
+        try {
+            return ++counter;
+        } finally {
+            Monitors.exit(lock);
+        }
+    }
 }

@@ -40,7 +40,7 @@ public class TableWaitRetireStress {
             return;
         }
         int begun = monitor.beginOwnerOperation(me, cls);
-        monitor.awaitFor(me, cls, key, 5_000L, begun); // 5 µs
+        monitor.waitOn(me, cls, key, 5_000L, begun); // 5 µs
         outcome = monitor.holdsFor(cls) && !monitor.isRetired() && table.get(key) == monitor ? 1 : 2;
         monitor.exit(me, cls);
     }

@@ -82,6 +82,12 @@ final class Monitor extends WaitSet {
     final int identityHash;
     final String typeName;
     /**
+     * The object whose monitor slot holds this monitor ({@link MonitorSlots}), else null: a slot copied with
+     * its object ({@code clone}, a field-copying library) holds another object's monitor, which this tells.
+     * Written before the slot's CAS publishes the monitor, never again.
+     */
+    Object slotOwner;
+    /**
      * Non-null when the key is a stub: its monitor operations go to the object's site. Such a monitor's
      * {@link #owner} is {@link #REMOTE_REFERENCE} for ever, so every uncontended path fails at once and the
      * runtime checks this field on its slow paths only.

@@ -113,6 +113,11 @@ final class MonitorModes {
         return !(o instanceof Class<?>) && INSTANCE_MODE.get(o.getClass()) == REMOTE;
     }
 
+    /** Whether instances of {@code type} are stubs (their monitor operations may go to a remote site). */
+    static boolean isStubType(Class<?> type) {
+        return INSTANCE_MODE.get(type) == REMOTE;
+    }
+
     private static int decideForInstances(Class<?> type) {
         try {
             String name = type.getName();

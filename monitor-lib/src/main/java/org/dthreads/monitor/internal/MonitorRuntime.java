@@ -13,7 +13,8 @@ import org.dthreads.internal.RateLimitedLog;
  * done by the classes of one job each:
  * <ul>
  *   <li>{@link Monitor} (ownership), {@link WaitSet}, {@link EntrantQueue}: one emulated monitor;</li>
- *   <li>{@link MonitorTable}: object -> monitor;</li>
+ *   <li>{@link MonitorSlots}: object -> monitor for the rewritten classes that carry a monitor slot;
+ *       {@link MonitorTable}: for every other object (and the slot look-up behind its {@code get});</li>
  *   <li>{@link LostExits}: exits a stack overflow interrupted, paid later;</li>
  *   <li>{@link InterruptRouting}: interrupts of threads in outgoing calls, outgoing-call bookkeeping;</li>
  *   <li>{@link RemoteLeases}, {@link LeaseActor}: the site side of remote monitors;
@@ -49,6 +50,8 @@ public final class MonitorRuntime {
             lookup.ensureInitialized(NativeMarks.class);
             lookup.ensureInitialized(InterruptRouting.class);
             lookup.ensureInitialized(WaitNode.class);
+            lookup.ensureInitialized(MonitorSlots.class); // reached by every exit (TABLE.get)
+            lookup.ensureInitialized(BusySlotMonitors.class);
         } catch (IllegalAccessException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -98,6 +101,7 @@ public final class MonitorRuntime {
                 m.remote.enter(key, cls); // a stub: its owner is a sentinel, so the fast path always fails
                 return;
             }
+            noteIfSlotted(key, m); // about to block: diagnostics must be able to list it
             if (m.enterSlow(me, cls, key)) {
                 return;
             }
@@ -105,10 +109,25 @@ public final class MonitorRuntime {
         }
     }
 
+    /**
+     * The monitor in {@code key}'s slot ({@link MonitorSlots}: never retired, not cached, since the actor's
+     * cache would keep the object alive), else its table binding, cached in the actor.
+     */
     private static Monitor lookupForEnter(Actor me, Object key) {
+        Monitor slotted = TABLE.slotMonitor(key);
+        if (slotted != null) {
+            return slotted;
+        }
         MonitorTable.Binding b = TABLE.bind(key);
         me.cached = b;
         return b.monitor;
+    }
+
+    /** A slot monitor about to be contended or waited on is listed for diagnostics ({@link BusySlotMonitors}). */
+    private static void noteIfSlotted(Object key, Monitor m) {
+        if (m.remote == null && MonitorSlots.slotOf(key) != null) {
+            BusySlotMonitors.note(m);
+        }
     }
 
     /**
@@ -248,6 +267,7 @@ public final class MonitorRuntime {
             m.endTakeOver(me, begun);
             throw new InterruptedException();
         }
+        noteIfSlotted(key, m);
         if (m.waitOn(me, cls, key, timeoutNanos, begun) == Monitor.INTERRUPTED) {
             throw new InterruptedException();
         }

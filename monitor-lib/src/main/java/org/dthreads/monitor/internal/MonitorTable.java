@@ -29,6 +29,10 @@ import java.util.function.Function;
  *   <li>When: before a segment would grow (so a churning segment stays small) and after every collection
  *       (a canary object's {@link Cleaner} action, for the default table), so an object locked once is not
  *       kept alive by its entry for longer than two collections once it is otherwise unreachable.</li>
+ *   <li>Objects of classes with a monitor slot ({@link MonitorSlots}) are never bound here: {@link #get} and
+ *       {@link #getOrCreate} answer from the slot, so every caller finds the same monitor; it is never
+ *       retired and dies with its object. {@link #forEach} adds the slot monitors noted as busy
+ *       ({@link BusySlotMonitors}).</li>
  *   <li>Stubs (remote references) keep a weak binding ({@link Binding#weakKey}): their monitor is never idle
  *       (its owner is a permanent sentinel) and a sweep drops it once the stub is collected. They are rare.</li>
  *   <li>Inserting calls out ({@code new Monitor} reaches transports for a stub, which may lock objects
@@ -98,18 +102,44 @@ final class MonitorTable {
         return segmentFor(spread(hash)).find(key, hash);
     }
 
-    /** The monitor of {@code key}, or {@code null} if it has none; may be retired if a sweep races. */
+    /**
+     * The monitor of {@code key}, or {@code null} if it has none; may be retired if a sweep races. For a slotted
+     * object ({@link MonitorSlots}) the one in its slot.
+     */
     Monitor get(Object key) {
+        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        if (slot != null) {
+            return MonitorSlots.get(slot, key);
+        }
         Binding b = find(key);
         return b == null ? null : b.monitor;
     }
 
-    /** The monitor of {@code key}, created if absent (a retired one is replaced). */
+    /**
+     * The monitor of {@code key}, created if absent (a retired one is replaced). For a slotted object the one
+     * in its slot, installed if absent, and noted for diagnostics ({@link BusySlotMonitors}): the callers
+     * (remote leases, stubs) are not on the uncontended path.
+     */
     Monitor getOrCreate(Object key) {
+        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        if (slot != null) {
+            Monitor m = MonitorSlots.install(slot, key, factory);
+            BusySlotMonitors.note(m);
+            return m;
+        }
         return bind(key).monitor;
     }
 
-    /** The binding of {@code key} with a monitor that was not retired when looked up, created if absent. */
+    /** The monitor in {@code key}'s slot (installed if empty), or null if its class has no slot. */
+    Monitor slotMonitor(Object key) {
+        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        return slot == null ? null : MonitorSlots.install(slot, key, factory);
+    }
+
+    /**
+     * The table binding of {@code key} (never for a slotted object: see {@link #slotMonitor}) with a monitor
+     * that was not retired when looked up, created if absent.
+     */
     Binding bind(Object key) {
         int hash = System.identityHashCode(key);
         Segment segment = segmentFor(spread(hash));
@@ -132,8 +162,16 @@ final class MonitorTable {
         }
     }
 
-    /** Visits every monitor in the table; weakly consistent (no lock), for dumps. */
+    /**
+     * Visits every monitor in the table, then the slot monitors noted as contended or waited on
+     * ({@link BusySlotMonitors}); weakly consistent (no lock), for dumps.
+     */
     void forEach(Consumer<Monitor> action) {
+        forEachBound(action);
+        BusySlotMonitors.forEach(action);
+    }
+
+    private void forEachBound(Consumer<Monitor> action) {
         for (Segment segment : segments) {
             Node[] table = segment.table;
             for (int i = 0; i < table.length; i++) {

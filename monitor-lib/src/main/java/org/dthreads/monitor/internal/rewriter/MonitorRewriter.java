@@ -18,6 +18,8 @@ import org.objectweb.asm.tree.MethodNode;
  *       {@code serialVersionUID} that has {@code synchronized} methods): pins the default UID
  *       computed from the <em>original</em> bytes, since removing {@code ACC_SYNCHRONIZED} changes
  *       it, so rewritten and plain JVMs keep exchanging objects;</li>
+ *   <li>{@link SlotFieldAdder}: adds the monitor slot field (after the UID is computed, which
+ *       leaves it out anyway: it is private and transient);</li>
  *   <li>{@link Marker}: adds {@code @org.dthreads.monitor.Rewritten} (how the runtime knows the
  *       class's instances may be emulated) and refuses a class that already has it. Not on a class
  *       with a {@code synchronized native} method: that method takes the JVM's monitor (it stays
@@ -104,9 +106,9 @@ public final class MonitorRewriter {
             Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), writer, selection,
                     counts, unrewritable, readVersion(reader), new MonitorMethods(hierarchy)),
                     !facts.synchronizedNative);
-            ClassVisitor first = marker;
+            ClassVisitor first = new SlotFieldAdder(marker, !facts.synchronizedNative);
             if (needsPinnedSerialVersionUid(reader, facts, hierarchy)) {
-                first = new SerialVersionUIDAdder(Opcodes.ASM9, marker) {};
+                first = new SerialVersionUIDAdder(Opcodes.ASM9, first) {};
             }
             reader.accept(first, ClassReader.SKIP_FRAMES);
             return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2], java.util.List.copyOf(unrewritable));

@@ -1,0 +1,141 @@
+package org.dthreads.monitor.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.function.Function;
+
+/**
+ * The monitor slot: a field the rewriter adds to the classes it rewrites, holding the object's
+ * {@link Monitor}, so the monitor of such an object needs no {@link MonitorTable} entry and dies with its
+ * object (issue 16: the table's strong bindings kept short-lived locked objects alive through a collection).
+ *
+ * <h2>The field</h2>
+ * {@code private transient Object $dthreads$monitor} (synthetic when the rewriter adds it; see
+ * {@code SlotFieldAdder} in the rewriter for which classes get one and why it changes neither serialization
+ * nor what reflection-based libraries see). A class hierarchy may declare it at several levels (the rewriter
+ * works one class at a time and does not know whether a superclass got one): the <em>topmost</em> declaration
+ * in the superclass chain is the object's slot, the others stay null. Its type is {@code Object} so the
+ * field means nothing to a second copy of monitor-lib in another class loader.
+ *
+ * <h2>What guards what</h2>
+ * A slot goes from null to the object's monitor once, by a CAS ({@link #install}); it is never cleared (slot
+ * monitors are never retired: nothing but the object refers to them, see {@link MonitorTable}). Readers use an
+ * acquire read, so a monitor seen in a slot is fully constructed, {@link Monitor#slotOwner} included. A slot
+ * copied with its object ({@code Object.clone}, a library copying fields) holds the original's monitor: its
+ * {@code slotOwner} is not the object, so it counts as empty and the first install replaces it (CAS from the
+ * copied value), so two objects never share a monitor. The per-class {@link VarHandle}s live in a
+ * {@link ClassValue}: computed once per class, no lock on the lookup path.
+ *
+ * <h2>Who uses it</h2>
+ * {@link MonitorTable#get}, {@link MonitorTable#getOrCreate} and {@link MonitorRuntime#enter} look here first,
+ * so every path (enter/exit, wait/notify/holdsLock, remote leases, lost exits) finds the same monitor for a
+ * slotted object. Diagnostics see slotted monitors that are contended or waited on through
+ * {@link BusySlotMonitors}.
+ *
+ * <p>{@code -Ddthreads.monitor.slots=false} turns slots off at run time (the table is used for every object)
+ * and in the rewriter (no field is added).
+ */
+final class MonitorSlots {
+    /** The field's name; the rewriter's {@code SlotFieldAdder.NAME} is the same (a test checks). */
+    static final String FIELD_NAME = "$dthreads$monitor";
+    static final boolean ENABLED = enabled();
+
+    private static final Slot NONE = new Slot(null);
+
+    private static final ClassValue<Slot> SLOTS = new ClassValue<>() {
+        @Override
+        protected Slot computeValue(Class<?> type) {
+            VarHandle h = ENABLED ? topmostSlot(type) : null;
+            return h == null ? NONE : new Slot(h);
+        }
+    };
+
+    private MonitorSlots() {}
+
+    /** The handle of {@code key}'s slot, or null if its class has none (then the table holds its monitor). */
+    static VarHandle slotOf(Object key) {
+        return key instanceof Class<?> ? null : SLOTS.get(key.getClass()).handle;
+    }
+
+    /** The monitor in {@code key}'s slot, or null if none was installed yet (or the slot holds a copied one). */
+    static Monitor get(VarHandle slot, Object key) {
+        Monitor m = (Monitor) slot.getAcquire(key);
+        return m != null && m.slotOwner == key ? m : null;
+    }
+
+    /**
+     * The monitor in {@code key}'s slot, installed first if the slot is empty or holds another object's monitor
+     * (copied with the object). {@code factory} is called outside any lock; a racing install may win, and its
+     * monitor is then returned and the one made here dropped.
+     */
+    static Monitor install(VarHandle slot, Object key, Function<Object, Monitor> factory) {
+        Object seen = slot.getAcquire(key);
+        while (true) {
+            if (seen != null && ((Monitor) seen).slotOwner == key) {
+                return (Monitor) seen;
+            }
+            Monitor made = factory.apply(key);
+            made.slotOwner = key;
+            Object witness = slot.compareAndExchange(key, seen, (Object) made);
+            if (witness == seen) {
+                return made;
+            }
+            seen = witness;
+        }
+    }
+
+    /** A class's slot handle, or null: a holder because {@link ClassValue} has no "absent" value. */
+    private static final class Slot {
+        final VarHandle handle;
+
+        Slot(VarHandle handle) {
+            this.handle = handle;
+        }
+    }
+
+    private static VarHandle topmostSlot(Class<?> type) {
+        if (type.isArray() || type.isInterface() || type.isPrimitive()) {
+            return null;
+        }
+        Field topmost = null;
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            Field f = slotField(c);
+            if (f != null) {
+                topmost = f;
+            }
+        }
+        if (topmost == null || MonitorModes.isStubType(type)) {
+            return null; // a stub's monitor stays in the table, weakly bound (see MonitorTable)
+        }
+        try {
+            return MethodHandles.privateLookupIn(topmost.getDeclaringClass(), MethodHandles.lookup())
+                    .unreflectVarHandle(topmost);
+        } catch (IllegalAccessException | RuntimeException e) {
+            MonitorRuntime.LOG.warn("slot-inaccessible:" + type.getName(), "dthreads: the monitor slot of " + type.getName()
+                    + " cannot be reached (" + e + "); its monitors use the table");
+            return null;
+        }
+    }
+
+    private static Field slotField(Class<?> c) {
+        try {
+            Field f = c.getDeclaredField(FIELD_NAME);
+            int m = f.getModifiers();
+            boolean shape = Modifier.isPrivate(m) && Modifier.isTransient(m) && !Modifier.isStatic(m)
+                    && f.getType() == Object.class;
+            return shape ? f : null;
+        } catch (NoSuchFieldException | LinkageError | SecurityException e) {
+            return null;
+        }
+    }
+
+    private static boolean enabled() {
+        try {
+            return !"false".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
+        } catch (SecurityException e) {
+            return true;
+        }
+    }
+}
