@@ -31,11 +31,6 @@ class LostExitsTest {
 
     /** A holder that loses {@code lost} of its {@code depth} exits, then blocks without any monitor operation. */
     private static Thread holderThatLoses(Object lock, int depth, int lost, CountDownLatch recorded, CountDownLatch release) {
-        return holderThatLoses(lock, depth, lost, new CountDownLatch(0), new CountDownLatch(0), recorded, release);
-    }
-
-    private static Thread holderThatLoses(Object lock, int depth, int lost, CountDownLatch entered, CountDownLatch go,
-            CountDownLatch recorded, CountDownLatch release) {
         Thread t = new Thread(() -> {
             try {
                 for (int i = 0; i < depth; i++) {
@@ -44,8 +39,6 @@ class LostExitsTest {
                 for (int i = 0; i < depth - lost; i++) {
                     Monitors.exit(lock);
                 }
-                entered.countDown();
-                go.await();
                 // Any thread of this JVM may settle at any time (a parked entrant re-checks every 50 ms), so the
                 // losses are recorded, and counted, in one critical section: no settlement splits them.
                 synchronized (LostExits.LOCK) {
@@ -136,19 +129,32 @@ class LostExitsTest {
         int monitors = LostExits.SLOTS + 1;
         Object[] locks = new Object[monitors];
         CountDownLatch entered = new CountDownLatch(monitors);
-        CountDownLatch go = new CountDownLatch(1);
-        CountDownLatch recorded = new CountDownLatch(monitors);
         CountDownLatch release = new CountDownLatch(1);
         Thread[] holders = new Thread[monitors];
         for (int i = 0; i < monitors; i++) {
             locks[i] = new Object();
-            holders[i] = holderThatLoses(locks[i], 1, 1, entered, go, recorded, release);
+            Object lock = locks[i];
+            holders[i] = new Thread(() -> {
+                Monitors.enter(lock); // and never exits: the exit is recorded as lost below
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "holder-" + i);
+            holders[i].setDaemon(true);
+            holders[i].start();
         }
         try {
             assertTrue(entered.await(20, SECONDS));
-            go.countDown();
-            assertTrue(recorded.await(20, SECONDS));
+            // Each holder holds its monitor and makes no further operation. Their losses are recorded here in one
+            // critical section: any thread of this JVM may settle whenever debts are pending (a parked entrant of
+            // another test re-checks every 50 ms), and a settlement between two losses would free the slots.
             synchronized (LostExits.LOCK) {
+                for (Object lock : locks) {
+                    LostExits.record(lock, 1);
+                }
                 assertEquals(1, LostExits.UNRECORDED, "the seventeenth loss has no slot");
             }
             LostExits.settleQuietly();
