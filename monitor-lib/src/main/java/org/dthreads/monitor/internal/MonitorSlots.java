@@ -34,8 +34,10 @@ import java.util.function.Function;
  * slotted object. Diagnostics see slotted monitors that are contended or waited on through
  * {@link BusySlotMonitors}.
  *
- * <p>{@code -Ddthreads.monitor.slots=false} turns slots off at run time (the table is used for every object)
- * and in the rewriter (no field is added).
+ * <p>Off by default; {@code -Ddthreads.monitor.slots=true} turns slots on at run time and in the rewriter
+ * (which adds the field only then). Off, because a slot monitor that is held without contention is in no
+ * registry: thread dumps ({@code MonitorDump}) and the fault probes do not list it, where the table's monitors
+ * are listed (see {@code docs/benchmarks.md}, "Monitor slot").
  */
 final class MonitorSlots {
     /** The field's name; the rewriter's {@code SlotFieldAdder.NAME} is the same (a test checks). */
@@ -133,9 +135,9 @@ final class MonitorSlots {
 
     private static boolean enabled() {
         try {
-            return !"false".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
+            return "true".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
         } catch (SecurityException e) {
-            return true;
+            return false;
         }
     }
 }
