@@ -88,17 +88,24 @@ final class ExitOverflowGuard {
         List<TryCatchBlockNode> first = new ArrayList<>();
         List<TryCatchBlockNode> last = new ArrayList<>();
         InsnList code = method.instructions;
+        // Every site's covering entries first, while the code is unchanged: an insertion would make indexOf
+        // renumber the whole method for each later site.
+        List<List<TryCatchBlockNode>> coverings = new ArrayList<>();
         for (int k = 0; k < calls.size(); k++) {
-            MethodInsnNode call = calls.get(k);
-            int lock = locks.get(k);
-            int at = code.indexOf(call);
+            int at = code.indexOf(calls.get(k));
             List<TryCatchBlockNode> covering = new ArrayList<>();
             for (TryCatchBlockNode tcb : original) {
                 if (code.indexOf(tcb.start) <= at && code.indexOf(tcb.end) > at
-                        && !releasesSameLock(tcb, lock, owner)) {
+                        && !releasesSameLock(tcb, locks.get(k), owner)) {
                     covering.add(tcb);
                 }
             }
+            coverings.add(covering);
+        }
+        for (int k = 0; k < calls.size(); k++) {
+            MethodInsnNode call = calls.get(k);
+            int lock = locks.get(k);
+            List<TryCatchBlockNode> covering = coverings.get(k);
             LabelNode before = new LabelNode();
             LabelNode after = new LabelNode();
             code.insertBefore(call, before);
@@ -187,15 +194,7 @@ final class ExitOverflowGuard {
      * "any", and its code {@code [astore T;] aload L; invokestatic exit}.
      */
     private static boolean releasesSameLock(TryCatchBlockNode tcb, int lock, String owner) {
-        if (tcb.type != null) {
-            return false;
-        }
-        AbstractInsnNode first = MonitorBlockSplitter.nextReal(tcb.handler);
-        AbstractInsnNode load = first instanceof VarInsnNode s && s.getOpcode() == Opcodes.ASTORE
-                ? MonitorBlockSplitter.nextReal(first.getNext()) : first;
-        if (!(load instanceof VarInsnNode l) || l.getOpcode() != Opcodes.ALOAD || l.var != lock) {
-            return false;
-        }
-        return MonitorBlockSplitter.nextReal(load.getNext()) instanceof MethodInsnNode m && m.owner.equals(owner) && m.name.equals("exit");
+        return tcb.type == null && MonitorBlockSplitter.afterLockLoad(tcb.handler, lock) instanceof MethodInsnNode m
+                && m.owner.equals(owner) && m.name.equals("exit");
     }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.FieldInsnNode;
 import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
@@ -270,15 +271,23 @@ final class MonitorBlockSplitter {
     }
 
     private static boolean releases(LabelNode handler, int lock) {
+        AbstractInsnNode exit = afterLockLoad(handler, lock);
+        return exit != null && exit.getOpcode() == Opcodes.MONITOREXIT;
+    }
+
+    /**
+     * The instruction that follows a release handler's {@code [astore T;] aload L} (javac stores the exception;
+     * ecj may keep it on the stack: {@code aload L; monitorexit; athrow}), or null if the handler does not start
+     * by loading {@code lock}.
+     */
+    static AbstractInsnNode afterLockLoad(LabelNode handler, int lock) {
         AbstractInsnNode first = nextReal(handler);
-        // ecj may keep the exception on the stack instead of storing it (aload L; monitorexit; athrow)
         AbstractInsnNode load = first instanceof VarInsnNode s && s.getOpcode() == Opcodes.ASTORE
                 ? nextReal(first.getNext()) : first;
         if (!(load instanceof VarInsnNode l) || l.getOpcode() != Opcodes.ALOAD || l.var != lock) {
-            return false;
+            return null;
         }
-        AbstractInsnNode exit = nextReal(load.getNext());
-        return exit != null && exit.getOpcode() == Opcodes.MONITOREXIT;
+        return nextReal(load.getNext());
     }
 
     private static void checkNoJumpsInto(MethodNode method, int from, int to) {
@@ -336,7 +345,7 @@ final class MonitorBlockSplitter {
                     && call.owner.equals(MONITORS) && call.name.equals("isEmulated")) {
                 return true;
             }
-            if (p.getOpcode() == Opcodes.DUP && previousReal(p) instanceof org.objectweb.asm.tree.FieldInsnNode field
+            if (p.getOpcode() == Opcodes.DUP && previousReal(p) instanceof FieldInsnNode field
                     && field.owner.equals(ExitOverflowGuard.LOST_EXITS)) {
                 return true;
             }

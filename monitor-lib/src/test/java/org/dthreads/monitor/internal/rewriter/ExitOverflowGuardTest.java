@@ -29,7 +29,7 @@ import org.objectweb.asm.tree.MethodNode;
 @Timeout(value = 30, unit = SECONDS)
 class ExitOverflowGuardTest {
 
-    private static final String FAKE = Type.FAKE;
+    private static final String FAKE = FakeExits.class.getName().replace('.', '/');
 
     /** Stand-in for {@code Monitors.exit}: throws on its first {@code failing} calls, else does nothing. */
     public static final class FakeExits {
@@ -41,10 +41,6 @@ class ExitOverflowGuardTest {
                 throw new StackOverflowError("fake stack bang");
             }
         }
-    }
-
-    private interface Type {
-        String FAKE = FakeExits.class.getName().replace('.', '/');
     }
 
     @BeforeEach
