@@ -164,18 +164,32 @@ final class SiteSnapshot {
     /** The thread's top frames as jstack writes them, without the runtime's own (park, queue) frames. */
     List<String> frames(long threadId) {
         ThreadInfo t = infoById.get(threadId);
-        if (t == null) {
-            return List.of();
+        return t == null ? List.of() : applicationFrames(t.getStackTrace());
+    }
+
+    /**
+     * The top {@value #EDGE_FRAMES} frames below the runtime's: a thread blocked on an emulated monitor runs
+     * runtime code at the top of its stack, and whatever JDK code that calls (parking, a JFR event type's
+     * first registration, class loading) is dropped with it. So the frames of one blocked thread are the
+     * same in every snapshot, which the watch's confirmation and every site's report compare as text.
+     */
+    static List<String> applicationFrames(StackTraceElement[] stack) {
+        int start = 0;
+        while (start < stack.length && !isRuntimeFrame(stack[start])) {
+            start++;
+        }
+        if (start == stack.length) {
+            start = 0; // not in the runtime: the whole stack is the application's
+        }
+        while (start < stack.length && isRuntimeFrame(stack[start])) {
+            start++;
         }
         List<String> out = new ArrayList<>();
-        for (StackTraceElement f : t.getStackTrace()) {
-            if (isRuntimeFrame(f) || f.getClassName().startsWith("jdk.internal.reflect.")
-                    || f.getClassName().startsWith("java.lang.invoke.")) {
-                continue;
-            }
-            out.add(frame(f));
-            if (out.size() == EDGE_FRAMES) {
-                break;
+        for (int i = start; i < stack.length && out.size() < EDGE_FRAMES; i++) {
+            StackTraceElement f = stack[i];
+            if (!isRuntimeFrame(f) && !f.getClassName().startsWith("jdk.internal.reflect.")
+                    && !f.getClassName().startsWith("java.lang.invoke.")) {
+                out.add(frame(f));
             }
         }
         return out;
