@@ -64,7 +64,7 @@ class MonitorJfrEventsTest {
             Monitors.exit(contended);
             entrant.join();
 
-            // blocked well under the 20 ms threshold
+            // blocked briefly: well under the 20 ms threshold on a quiet machine; a loaded one may take longer
             Monitors.enter(brief);
             Thread quick = start("jfr-quick", () -> {
                 Monitors.enter(brief);
@@ -104,8 +104,17 @@ class MonitorJfrEventsTest {
         List<RecordedEvent> events = RecordingFile.readAllEvents(file);
 
         List<RecordedEvent> enters = named(events, "org.dthreads.MonitorEnter");
-        assertEquals(1, enters.size(), "only the long entry passes the 20 ms threshold: " + enters);
-        RecordedEvent enter = enters.get(0);
+        // The threshold, not the scheduler, decides: the brief entry's wake-up takes well under 20 ms unless the
+        // machine is loaded, so it may be recorded, but nothing shorter than the threshold ever is.
+        for (RecordedEvent e : enters) {
+            assertTrue(e.getDuration().toNanos() >= TimeUnit.MILLISECONDS.toNanos(20), "under the threshold: " + e);
+        }
+        List<RecordedEvent> longEntries = enters.stream()
+                .filter(e -> e.getInt("identityHash") == System.identityHashCode(contended)).toList();
+        assertEquals(1, longEntries.size(), "the long entry is recorded once: " + enters);
+        assertTrue(enters.size() == 1 || enters.size() == 2 && enters.stream()
+                .anyMatch(e -> e.getInt("identityHash") == System.identityHashCode(brief)), enters.toString());
+        RecordedEvent enter = longEntries.get(0);
         assertEquals(Account.class.getName(), enter.getClass("monitorClass").getName());
         assertEquals(System.identityHashCode(contended), enter.getInt("identityHash"));
         assertEquals("jfr-entrant", enter.getThread().getJavaName());
