@@ -204,7 +204,10 @@ final class Monitor extends WaitSet {
                 if (node.orphan != (outcome == BLOCKED_ORPHAN)) {
                     markOrphan(node, outcome == BLOCKED_ORPHAN);
                     if (outcome == BLOCKED_ORPHAN) {
+                        // register, then look again: a holder that suspended after our look and before the
+                        // registration found nobody to wake (see InterruptRouting, "Ordering")
                         InterruptRouting.orphanBlocked(me, cls, this);
+                        continue;
                     }
                 }
                 parkForEntry(me);
@@ -512,8 +515,11 @@ final class Monitor extends WaitSet {
                     node = enqueue(Thread.currentThread(), cls);
                     continue;
                 }
-                markOrphan(node, true);
-                InterruptRouting.orphanBlocked(me, cls, this);
+                if (!node.orphan) {
+                    markOrphan(node, true);
+                    InterruptRouting.orphanBlocked(me, cls, this);
+                    continue; // registered: look again before parking (see enterSlow)
+                }
                 parkForEntry(me);
                 node.signalled = false;
                 if (Thread.interrupted()) {
@@ -635,9 +641,10 @@ final class Monitor extends WaitSet {
             } finally {
                 if (released) {
                     interruptedWhileReacquiring = reacquire(me, cls, key, node);
-                    node.savedActivations = null;
                 }
-                waitDone(); // skipped only if the re-acquire failed: the monitor is then never retired
+                // skipped only if the re-acquire failed: the monitor is then never retired. Until here the
+                // node's saved activations count as frozen levels (a notified or timed-out waiter keeps them)
+                waitDone(node);
             }
         }
         if (!released) {
@@ -806,7 +813,10 @@ final class Monitor extends WaitSet {
         }
     }
 
-    /** Whether some of {@code me}'s levels are held here by another actor of its class, or in a pending wait. */
+    /**
+     * Whether some of {@code me}'s levels are held here by another actor of its class, or saved by a wait of
+     * another actor that has not re-acquired yet (waiting, or notified or timed out and re-acquiring).
+     */
     private boolean isFrozenHereLocked(Actor me) {
         Activation a = activations;
         if (a != null && a.contains(me)) {
