@@ -14,7 +14,10 @@ import java.util.concurrent.locks.LockSupport;
  * objects never share a lock; nobody parks while holding it). {@link #queuedEntrants} is a volatile mirror of
  * the queue's size, written under the queue lock and read without it, so a release skips the lock when nobody
  * is queued. An {@link Entrant}'s {@code signalled} is a hint only (read and written under the lock by wakers,
- * cleared by its own thread): a missed or extra wake-up costs a spurious retry, never a lost one.
+ * cleared by its own thread): a missed or extra wake-up costs a spurious retry, never a lost one. The single
+ * wake-up of a release ({@code wakeEntrants(false)}: the head only) is passed on when its receiver does not
+ * take the monitor: by {@link #dequeue} when it leaves the queue, by {@link #markOrphan} when it turns orphan
+ * with the monitor free; while orphans are queued every release wakes every entrant.
  *
  * <h2>Ordering: no lost wake-up</h2>
  * An entrant increments {@code queuedEntrants} (volatile write) and then re-reads the owner (volatile read)
@@ -57,11 +60,24 @@ abstract class EntrantQueue {
         }
     }
 
+    /**
+     * Marks {@code node} an orphan (or no longer one). An entrant that turns orphan may have been woken as the
+     * head by {@link #wakeEntrants}{@code (false)}, a wake-up meant for whoever can take the monitor: it passes
+     * it on to every other entrant if the monitor is free, rather than parking with it (issue 15 §3).
+     */
     final void markOrphan(Entrant node, boolean orphan) {
         synchronized (this) {
             if (node.orphan != orphan) {
                 node.orphan = orphan;
                 orphanEntrants += orphan ? 1 : -1;
+                if (orphan && isFree()) {
+                    for (Entrant e : entrants) {
+                        if (e != node) {
+                            e.signalled = true;
+                            LockSupport.unpark(e.thread);
+                        }
+                    }
+                }
             }
         }
     }

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.monitor.spi.RemoteMonitorSite;
@@ -28,8 +29,10 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  *       it retains no dead thread), {@link #WAITS_BY_CLASS}
  *       (class -> its pending emulated waits here), {@link #ORPHANS_BY_CLASS} (class -> monitors where
  *       orphans of it park): concurrent maps with concurrent key sets; no lock of ours is held while they are
- *       used. A set emptied and removed ({@code remove(k, set)}) may still receive an add from a racing
- *       {@code computeIfAbsent(...).add}: that entry is then only in the dropped set (issue 15 §3).</li>
+ *       used. A set is changed only inside the map's {@code compute}/{@code computeIfPresent} for its key
+ *       (atomic per key: the map locks the key's bin), and dropped there once empty, so an add never lands in
+ *       a set that a concurrent removal has just dropped (issue 15 §3). Readers iterate a set they got without
+ *       the bin lock (weakly consistent).</li>
  *   <li>An actor's {@code classInterruptPending} (an atomic boolean) is the one interrupt kept for its
  *       class: whoever flips it true -> false delivers it, so it is delivered once.
  *       {@link #PENDING_CLASS_INTERRUPTS} counts the true ones so waits skip the scan when it is 0.</li>
@@ -39,7 +42,11 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  * </ul>
  *
  * <h2>Ordering</h2>
- * An interrupter sets {@code classInterruptPending} and then re-reads {@code SUSPENDED}; the call's end
+ * An orphan registers its monitor in {@code ORPHANS_BY_CLASS} and then re-reads the holder's state (see
+ * {@code Monitor.enterSlow}); a thread beginning an outgoing call writes {@code outgoingCalls} (volatile) and
+ * then reads {@code ORPHANS_BY_CLASS}: one of the two sees the other, so the orphan either takes over at once
+ * or is woken ({@link Monitor#wakeOrphans}; an unpark before the park is kept as its permit).
+ * <p>An interrupter sets {@code classInterruptPending} and then re-reads {@code SUSPENDED}; the call's end
  * removes itself from {@code SUSPENDED} and then takes {@code classInterruptPending}. One of the two sees
  * the other, so an interrupt that raced with the end of the call is delivered to the thread itself.
  * Forwarding to the site the call went to runs on a daemon thread; the call's end waits (bounded) for its
@@ -316,41 +323,71 @@ final class InterruptRouting {
     }
 
 
-    /** Linked when this class is initialized, not by the first wait, which may be at the end of a stack. */
-    private static final java.util.function.Function<Long, Set<WaitNode>> NEW_WAIT_SET =
-            c -> ConcurrentHashMap.newKeySet();
+    /**
+     * Adds to the set of a key, creating it; one atomic step of the map's key (see the design comment). A
+     * class rather than a lambda, and linked when this class is initialized (below), not by the first wait,
+     * which may be at the end of a stack.
+     */
+    private static final class AddTo<E> implements BiFunction<Long, Set<E>, Set<E>> {
+        private final E element;
 
-    static void waitStarted(WaitNode node) {
-        node.servesChain = node.actor instanceof LeaseActor || KernelLink.boundClass() == node.threadClass;
-        WAITS_BY_CLASS.computeIfAbsent(node.threadClass, NEW_WAIT_SET).add(node);
-    }
+        AddTo(E element) {
+            this.element = element;
+        }
 
-    static void waitEnded(WaitNode node) {
-        Set<WaitNode> set = WAITS_BY_CLASS.get(node.threadClass);
-        if (set != null) {
-            set.remove(node);
-            if (set.isEmpty()) {
-                WAITS_BY_CLASS.remove(node.threadClass, set);
-            }
+        @Override
+        public Set<E> apply(Long cls, Set<E> set) {
+            Set<E> s = set == null ? ConcurrentHashMap.newKeySet() : set;
+            s.add(element);
+            return s;
         }
     }
 
+    /** Removes from the set of a key, and the key with its set once empty; one atomic step (see AddTo). */
+    private static final class RemoveFrom<E> implements BiFunction<Long, Set<E>, Set<E>> {
+        private final E element;
+
+        RemoveFrom(E element) {
+            this.element = element;
+        }
+
+        @Override
+        public Set<E> apply(Long cls, Set<E> set) {
+            if (element != null) {
+                set.remove(element);
+            } else {
+                set.removeIf(m -> m instanceof Monitor monitor && !monitor.isBusy());
+            }
+            return set.isEmpty() ? null : set;
+        }
+    }
+
+    static { // links both paths now (a concurrent set takes no null element)
+        Set<Object> probe = new AddTo<Object>(Boolean.TRUE).apply(0L, null);
+        new RemoveFrom<Object>(Boolean.TRUE).apply(0L, probe);
+        new RemoveFrom<Object>(null).apply(0L, new AddTo<Object>(Boolean.TRUE).apply(0L, null));
+    }
+
+    static void waitStarted(WaitNode node) {
+        node.servesChain = node.actor instanceof LeaseActor || KernelLink.boundClass() == node.threadClass;
+        WAITS_BY_CLASS.compute(node.threadClass, new AddTo<>(node));
+    }
+
+    static void waitEnded(WaitNode node) {
+        WAITS_BY_CLASS.computeIfPresent(node.threadClass, new RemoveFrom<>(node));
+    }
+
     static void orphanBlocked(Actor me, long cls, Monitor m) {
-        ORPHANS_BY_CLASS.computeIfAbsent(cls, c -> ConcurrentHashMap.newKeySet()).add(m);
+        ORPHANS_BY_CLASS.compute(cls, new AddTo<>(m));
         LOG.warn("orphan-blocked", "dthreads: " + me + " of class " + ThreadClass.format(cls)
                 + " blocks on a monitor its class holds through another thread (a nested activation still running"
                 + " after this thread's remote call ended, e.g. on a timeout); it proceeds when that activation"
                 + " unwinds. See docs/remote-monitors.md, \"Orphans\".");
     }
 
+    /** Drops the class's monitors where nobody is busy any more (a null element: remove the idle ones). */
     static void orphanUnblocked(Actor me, long cls) {
-        Set<Monitor> set = ORPHANS_BY_CLASS.get(cls);
-        if (set != null) {
-            set.removeIf(m -> !m.isBusy());
-            if (set.isEmpty()) {
-                ORPHANS_BY_CLASS.remove(cls, set);
-            }
-        }
+        ORPHANS_BY_CLASS.computeIfPresent(cls, new RemoveFrom<Monitor>(null));
     }
 
     /** Interrupts a pending emulated wait of {@code cls} at this site (not {@code except}'s); true if there was one. */

@@ -172,9 +172,12 @@ final class Monitor extends WaitSet {
      */
     private static final int SPINS = Runtime.getRuntime().availableProcessors() > 1 ? 64 : 0;
 
-    /** Returns false (not entered) only if the monitor was retired: the caller looks the key up again. */
+    /**
+     * Returns false (not entered) only if the monitor was retired, or {@code me} is a lease that was revoked
+     * (see {@link #tryEnter}): the caller looks the key up again.
+     */
     boolean enterSlow(Actor me, long cls, Object key) {
-        if (me.frozenHolds == 0) {
+        if (me.frozenHolds == 0 && !(me instanceof LeaseActor)) {
             for (int i = 0; i < SPINS; i++) {
                 Thread.onSpinWait();
                 if (getOwnerVolatile() == null && queuedEntrants == 0 && casOwner(null, me.holdFor(cls))) {
@@ -201,7 +204,10 @@ final class Monitor extends WaitSet {
                 if (node.orphan != (outcome == BLOCKED_ORPHAN)) {
                     markOrphan(node, outcome == BLOCKED_ORPHAN);
                     if (outcome == BLOCKED_ORPHAN) {
+                        // register, then look again: a holder that suspended after our look and before the
+                        // registration found nobody to wake (see InterruptRouting, "Ordering")
                         InterruptRouting.orphanBlocked(me, cls, this);
+                        continue;
                     }
                 }
                 parkForEntry(me);
@@ -241,10 +247,38 @@ final class Monitor extends WaitSet {
         }
     }
 
-    /** One attempt to enter: ACTIVE, BLOCKED, BLOCKED_ORPHAN or RETIRED_MONITOR. */
+    /**
+     * One attempt to enter: ACTIVE, BLOCKED, BLOCKED_ORPHAN or RETIRED_MONITOR (also for a revoked lease). A
+     * lease acquires and re-enters under the queue lock, where {@link #revokeIfExpired} marks it revoked and
+     * drops its levels: so a lease never adds a level to the hold of whoever took the monitor after its
+     * revocation, nor acquires once revoked (issue 15 §3).
+     */
     private int tryEnter(Actor me, long cls, Object key) {
         for (;;) {
             Hold h = getOwnerVolatile();
+            if (me instanceof LeaseActor lease && (h == null || h.actor == me)) {
+                synchronized (this) {
+                    if (lease.isRevoked()) {
+                        return RETIRED_MONITOR;
+                    }
+                    if (getOwnerVolatile() != h) {
+                        continue;
+                    }
+                    if (h == null) {
+                        if (me.frozenHolds > 0 && isFrozenHereLocked(me)) {
+                            return BLOCKED_ORPHAN;
+                        }
+                        if (!casOwner(null, me.holdFor(cls))) {
+                            continue;
+                        }
+                        depth = 1;
+                        pinnedKey = key;
+                    } else {
+                        depth++;
+                    }
+                    return ACTIVE;
+                }
+            }
             if (h == null) {
                 if (me.frozenHolds > 0 && isFrozenHere(me)) {
                     return BLOCKED_ORPHAN;
@@ -307,6 +341,9 @@ final class Monitor extends WaitSet {
      * {@code me} and {@code me} has no frozen levels here; blocks if it has (orphan) until they come back.
      */
     boolean exit(Actor me, long cls) {
+        if (me instanceof LeaseActor lease) {
+            return exitLease(lease, cls);
+        }
         Hold h = getOwnerVolatile();
         if (h == null || !h.isActive(me, cls)) {
             if (!awaitActivity(me, cls, false)) {
@@ -315,6 +352,52 @@ final class Monitor extends WaitSet {
         }
         releaseOne(me);
         return true;
+    }
+
+    /**
+     * A remote holder's exit, run by the server thread acting for its lease. The check that the lease holds
+     * and the release are one step under the queue lock, which {@link #revokeIfExpired} holds: a lease revoked
+     * after {@code remoteExit} found it valid either exits before the revocation or finds it no longer holds,
+     * and never frees the hold of a contender that took the monitor meanwhile (issue 15 §3).
+     */
+    private boolean exitLease(LeaseActor lease, long cls) {
+        for (;;) {
+            synchronized (this) {
+                Hold h = getOwnerVolatile();
+                if (h != null && h.isActive(lease, cls)) {
+                    releaseOne(lease); // its hand-back and wake-up re-enter the (re-entrant) queue lock
+                    return true;
+                }
+            }
+            if (!awaitActivity(lease, cls, false)) {
+                return false; // or blocks while frozen (an orphan), then looks again
+            }
+        }
+    }
+
+    /**
+     * A remote holder's notify under its lease: like {@link #exitLease}, the ownership check and the notify are
+     * one step under the queue lock, so a lease revoked meanwhile never notifies for the contender that took
+     * the monitor. A lease acts only through its own hold (it never takes over a suspended local hold to
+     * notify). Returns false if the lease does not hold the monitor.
+     */
+    boolean notifyForLease(LeaseActor lease, long cls, boolean all) {
+        for (;;) {
+            synchronized (this) {
+                Hold h = getOwnerVolatile();
+                if (h != null && h.isActive(lease, cls)) {
+                    if (all) {
+                        notifyEvery();
+                    } else {
+                        notifyOne();
+                    }
+                    return true;
+                }
+            }
+            if (!awaitActivity(lease, cls, false)) {
+                return false;
+            }
+        }
     }
 
     /** We are the active actor. Each path's last write commits the exit; nothing after it can fail. */
@@ -432,8 +515,11 @@ final class Monitor extends WaitSet {
                     node = enqueue(Thread.currentThread(), cls);
                     continue;
                 }
-                markOrphan(node, true);
-                InterruptRouting.orphanBlocked(me, cls, this);
+                if (!node.orphan) {
+                    markOrphan(node, true);
+                    InterruptRouting.orphanBlocked(me, cls, this);
+                    continue; // registered: look again before parking (see enterSlow)
+                }
                 parkForEntry(me);
                 node.signalled = false;
                 if (Thread.interrupted()) {
@@ -518,7 +604,9 @@ final class Monitor extends WaitSet {
     /**
      * Releases the whole depth (and any activations of the class), waits for a notify, the timeout or an
      * interrupt, then re-acquires and restores it. Returns INTERRUPTED if the wait ended by interrupt (the
-     * caller throws), NOTIFIED or TIMED_OUT (which {@code Object.wait} does not tell apart). {@code timeoutNanos <= 0} means no timeout.
+     * caller throws), NOTIFIED or TIMED_OUT (which {@code Object.wait} does not tell apart), or NOT_OWNER
+     * (nothing changed) if {@code me} is a lease revoked since the caller's ownership check.
+     * {@code timeoutNanos <= 0} means no timeout.
      */
     int waitOn(Actor me, long cls, Object key, long timeoutNanos, int begun) {
         Object jfr = MonitorEvents.waitBegins();
@@ -533,18 +621,15 @@ final class Monitor extends WaitSet {
         boolean interruptedWhileReacquiring = false;
         try {
             InterruptRouting.waitStarted(node);
-            node.savedDepth = depth;
-            node.savedActivations = activations;
-            activations = null;
-            // pinnedKey stays: waiting > 0
-            setOwnerVolatile(null);
-            released = true;
-            if (queuedEntrants > 0) {
-                wakeEntrants(false);
+            released = release(me, cls, node);
+            if (released) {
+                if (queuedEntrants > 0) {
+                    wakeEntrants(false);
+                }
+                // an interrupt kept for the class while we were registering: as if it came during the wait
+                interrupted = InterruptRouting.takeClassInterrupt(cls);
+                interrupted = parkUntilSignalled(node, timeoutNanos, interrupted);
             }
-            // an interrupt kept for the class while we were registering: as if it came during the wait
-            interrupted = InterruptRouting.takeClassInterrupt(cls);
-            interrupted = parkUntilSignalled(node, timeoutNanos, interrupted);
         } finally {
             try {
                 notified = leaveWaitSet(node);
@@ -556,10 +641,14 @@ final class Monitor extends WaitSet {
             } finally {
                 if (released) {
                     interruptedWhileReacquiring = reacquire(me, cls, key, node);
-                    node.savedActivations = null;
                 }
-                waitDone(); // skipped only if the re-acquire failed: the monitor is then never retired
+                // skipped only if the re-acquire failed: the monitor is then never retired. Until here the
+                // node's saved activations count as frozen levels (a notified or timed-out waiter keeps them)
+                waitDone(node);
             }
+        }
+        if (!released) {
+            return NOT_OWNER; // a lease revoked since the caller's check: it held nothing to wait with
         }
         if (begun == TOOK_OVER) {
             handBackIfEmpty(me);
@@ -575,6 +664,29 @@ final class Monitor extends WaitSet {
             self.interrupt(); // notified and interrupted: return normally, interrupt still pending
         }
         return notified ? NOTIFIED : TIMED_OUT;
+    }
+
+    /**
+     * A wait's release of the whole depth, under the queue lock. For a lease the check that it still holds and
+     * the release are one step, as in {@link #exitLease}: a lease revoked after the caller's check (its expiry
+     * was read before the wait was counted, see {@link LeaseActor#beginWait}) releases nothing, and never the
+     * hold of the contender that took the monitor (issue 15 §3). Returns whether it released.
+     */
+    private boolean release(Actor me, long cls, WaitNode node) {
+        synchronized (this) {
+            if (me instanceof LeaseActor lease) {
+                Hold h = getOwnerVolatile();
+                if (lease.isRevoked() || h == null || !h.isActive(me, cls)) {
+                    return false;
+                }
+            }
+            node.savedDepth = depth;
+            node.savedActivations = activations;
+            activations = null;
+            // pinnedKey stays: waiting > 0
+            setOwnerVolatile(null);
+            return true;
+        }
     }
 
     /** Parks until notified, timed out or interrupted; returns whether interrupted. */
@@ -701,7 +813,10 @@ final class Monitor extends WaitSet {
         }
     }
 
-    /** Whether some of {@code me}'s levels are held here by another actor of its class, or in a pending wait. */
+    /**
+     * Whether some of {@code me}'s levels are held here by another actor of its class, or saved by a wait of
+     * another actor that has not re-acquired yet (waiting, or notified or timed out and re-acquiring).
+     */
     private boolean isFrozenHereLocked(Actor me) {
         Activation a = activations;
         if (a != null && a.contains(me)) {

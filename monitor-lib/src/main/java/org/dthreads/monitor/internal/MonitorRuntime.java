@@ -268,8 +268,12 @@ public final class MonitorRuntime {
             throw new InterruptedException();
         }
         noteIfSlotted(key, m);
-        if (m.waitOn(me, cls, key, timeoutNanos, begun) == Monitor.INTERRUPTED) {
+        int outcome = m.waitOn(me, cls, key, timeoutNanos, begun);
+        if (outcome == Monitor.INTERRUPTED) {
             throw new InterruptedException();
+        }
+        if (outcome == Monitor.NOT_OWNER) {
+            throw notOwner(); // a remote lease revoked after its check (issue 15 §3)
         }
     }
 

@@ -19,8 +19,11 @@ import org.dthreads.monitor.spi.RemoteMonitorSite;
  * {@link #LEASES} (token -> lease) is a concurrent map: a lease is put after its monitor was granted and
  * removed by exit to level 0, cancel, or the reaper (remove(token, lease), so only one remover wins and logs).
  * The monitor state itself is guarded by the {@link Monitor} (its queue lock and owner CAS); a lease's
- * expiry and revocation are the {@link LeaseActor}'s volatile fields. Nothing here holds a lock across a
- * call out.
+ * expiry and revocation are the {@link LeaseActor}'s volatile fields. Revocation ({@link Monitor#revokeIfExpired})
+ * runs under the monitor's queue lock, and so do the lease's own re-entry, exit and notify (the check that
+ * the lease still holds and the change are one step): a check here ({@link #validLease}) is only a fast
+ * refusal, never what makes an operation safe against a revocation that follows it (issue 15 §3). Nothing
+ * here holds a lock across a call out.
  *
  * <h2>Ordering</h2>
  * {@code LEASES.put} happens after the grant, so a reader that finds a lease sees its monitor held (or
@@ -62,6 +65,8 @@ final class RemoteLeases {
             Hold h = m.getOwnerVolatile();
             if (h != null && h.actor instanceof LeaseActor held && held.threadClass == cls && held.peer.equals(peer)
                     && !held.isExpired()) {
+                // counts the level under the queue lock only while the lease still holds; false if the lease
+                // was revoked meanwhile (then look again: a new lease)
                 if (m.enterSlow(held, cls, key)) {
                     held.renew();
                     return held.token;
@@ -244,7 +249,12 @@ final class RemoteLeases {
         return lease != null && lease.actor.renew();
     }
 
-    /** Releases one level held under {@code token}. An expired or unknown lease: IMSE. */
+    /**
+     * Releases one level held under {@code token}. An expired or unknown lease: IMSE. The lease may expire and
+     * be revoked right after {@link #validLease}: {@link Monitor#exit} checks that it still holds and releases
+     * in one step under the queue lock, where revocation runs, so the exit then fails (IMSE) and never frees
+     * the hold of the contender that took the monitor.
+     */
     static void remoteExit(long token) {
         Lease lease = validLease(token);
         if (!lease.monitor.exit(lease.actor, lease.actor.threadClass)) {
@@ -286,9 +296,20 @@ final class RemoteLeases {
         }
     }
 
+    /**
+     * A remote holder notifies. The ownership check and the notify are one step with respect to revocation
+     * (see {@link Monitor#notifyForLease}): a lease revoked after {@link #validLease} never notifies for the
+     * contender that took the monitor.
+     */
     static void remoteNotify(long token, boolean all) {
         Lease lease = validLease(token);
-        notifyAs(lease.actor, lease.actor.threadClass, lease.key, all);
+        if (LostExits.pendingRepairs) {
+            LostExits.settleQuietly(); // a notify changes no depth: settling is best effort here
+        }
+        if (!lease.monitor.notifyForLease(lease.actor, lease.actor.threadClass, all)) {
+            throw new IllegalMonitorStateException("dthreads: remote lease " + Long.toHexString(token)
+                    + " does not hold the monitor (revoked after expiry)");
+        }
         lease.actor.renew();
     }
 

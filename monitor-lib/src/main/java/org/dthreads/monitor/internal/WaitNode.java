@@ -4,8 +4,10 @@ package org.dthreads.monitor.internal;
  * One class's pending {@code wait()} on one monitor. {@link #state} moves from WAITING to NOTIFIED (by a
  * notifier) or CANCELLED (by the waiter on timeout or interrupt) exactly once, always under the monitor's
  * queue lock, so a notify either reaches a node still waiting or skips to the next one: none is lost
- * (JLS 17.2.4). The saved depth and activations are written by the waiter before it releases the monitor
- * and read back by it after it re-acquires: confined to the waiter, but read by dumps under the queue lock.
+ * (JLS 17.2.4). The saved depth and activations are written by the waiter under the queue lock as it
+ * releases the monitor, read back by it after it re-acquires, and cleared under the lock by
+ * {@code WaitSet.waitDone}; other threads (orphans deciding whether their levels are frozen) read them under
+ * the queue lock only.
  */
 final class WaitNode {
     static final int WAITING = 0;

@@ -17,9 +17,12 @@ import java.util.concurrent.locks.LockSupport;
  * while its stack is exhausted marks its node CANCELLED without the lock and leaves it in the set; notifies
  * skip and drop such nodes, and diagnostics do not list them. {@link #waiting} is a volatile
  * mirror of the set's size written under the lock, read without it by releases (whether the key must stay
- * pinned) and dumps. A node's saved depth and activations are written by the waiter before it releases the
- * monitor and read by itself when it re-acquires it; {@link #isFrozenInWaitSetLocked} reads them under the
- * queue lock for nodes still in the set.
+ * pinned) and dumps. {@code unfinished} (every node from {@link #addWaiter} to {@link #waitDone}, also
+ * after a notify or timeout took it out of the set) and {@code awaiting} (its size) are guarded by the queue
+ * lock. A node's saved depth and activations are written by the waiter under the queue lock as it releases
+ * the monitor, read back by itself when it re-acquires it, and cleared under the lock by {@link #waitDone};
+ * {@link #isFrozenInWaitSetLocked} reads them under the lock for every unfinished node, so a waiter's saved
+ * levels count as frozen from its release until it holds the monitor again with them restored.
  *
  * <h2>Ordering</h2>
  * A node is added under the lock before the waiter releases the monitor (a volatile write of the owner), so
@@ -31,6 +34,11 @@ abstract class WaitSet extends EntrantQueue {
     private ArrayDeque<WaitNode> waitSet;
     /** Threads between registering a wait and re-acquiring after it (retirement waits for zero); under the queue lock. */
     int awaiting;
+    /**
+     * The nodes of those threads (in the wait set or not: notified or timed out, re-acquiring), under the queue
+     * lock: their saved activations are frozen levels until {@link #waitDone} (issue 15 §3).
+     */
+    private ArrayDeque<WaitNode> unfinished;
 
     /** Adds {@code node} to the wait set (before the waiter releases the monitor). */
     final void addWaiter(WaitNode node) {
@@ -40,6 +48,10 @@ abstract class WaitSet extends EntrantQueue {
             }
             waitSet.addLast(node);
             waiting = waiting + 1;
+            if (unfinished == null) {
+                unfinished = new ArrayDeque<>();
+            }
+            unfinished.addLast(node);
             awaiting++;
         }
     }
@@ -60,9 +72,14 @@ abstract class WaitSet extends EntrantQueue {
         }
     }
 
-    /** Ends what {@link #addWaiter} began, once the waiter holds the monitor again. */
-    final void waitDone() {
+    /**
+     * Ends what {@link #addWaiter} began, once the waiter holds the monitor again (its saved activations are
+     * restored: from now on they are the monitor's own).
+     */
+    final void waitDone(WaitNode node) {
         synchronized (this) {
+            unfinished.remove(node);
+            node.savedActivations = null;
             awaiting--;
         }
     }
@@ -98,10 +115,13 @@ abstract class WaitSet extends EntrantQueue {
         }
     }
 
-    /** Whether a pending wait of another actor saved levels of {@code me} (caller holds the queue lock). */
+    /**
+     * Whether a wait of another actor that has not re-acquired yet saved levels of {@code me}: still waiting,
+     * or notified or timed out and not yet back (caller holds the queue lock).
+     */
     final boolean isFrozenInWaitSetLocked(Actor me) {
-        if (waitSet != null) {
-            for (WaitNode w : waitSet) {
+        if (unfinished != null) {
+            for (WaitNode w : unfinished) {
                 if (w.actor != me && w.savedActivations != null && w.savedActivations.contains(me)) {
                     return true;
                 }
