@@ -95,7 +95,8 @@ public final class InterruptStatus {
         return false;
     }
 
-    private static boolean takeAllKeptFor(long cls) {
+    /** Takes every interrupt kept for {@code cls} on this site; true if there was one. */
+    static boolean takeAllKeptFor(long cls) {
         boolean took = false;
         for (Actor a : InterruptRouting.SUSPENDED.values()) {
             if (a.outgoingClass == cls && a.classInterruptPending.compareAndSet(true, false)) {
