@@ -21,6 +21,9 @@ import org.dthreads.monitor.spi.OutgoingCalls;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.Handle;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.MethodInsnNode;
@@ -111,6 +114,64 @@ class InterruptStatusRoutesTest {
                     "home back, interrupted=false"), single, route);
             assertEquals(single, multi, route);
         }
+    }
+
+    @Test
+    void methodHandleConstantsReadAndTakeTheKeptInterrupt() throws Exception {
+        MonitorRewriter.Result result = MonitorRewriter.rewrite(crafted(), getClass().getClassLoader());
+        assertTrue(result.rewritten(), result.skipReason());
+        assertEquals(List.of(), result.unrewritableSites());
+        assertEquals(3, result.monitorCalls());
+        StringWriter problems = new StringWriter();
+        CheckClassAdapter.verify(new ClassReader(result.bytes()), getClass().getClassLoader(), false, new PrintWriter(problems));
+        assertEquals("", problems.toString());
+        Class<?> handles = new RewriterShapesTest.BytesLoader(java.util.Map.of(CRAFTED, result.bytes()))
+                .loadClass(CRAFTED.replace('/', '.'));
+        for (Call call : List.<Call>of(InterruptStatusRoutesTest::localCall, InterruptStatusRoutesTest::remoteCall)) {
+            Thread home = Thread.currentThread();
+            Thread other = new InterruptQueries.CountingThread(() -> { });
+            List<String> log = new CopyOnWriteArrayList<>();
+            call.call(() -> {
+                Monitors.interrupt(home);
+                log.add("ldc isInterrupted " + invoke(handles, "ldcIsInterrupted", home));
+                log.add("ldc interrupted " + invoke(handles, "ldcInterrupted") + "," + invoke(handles, "ldcInterrupted"));
+                log.add("ldc on a subclass " + invoke(handles, "ldcIsInterruptedOfSubclass", other));
+            });
+            log.add("home back, interrupted=" + Thread.interrupted());
+            assertEquals(List.of("ldc isInterrupted true", "ldc interrupted true,false", "ldc on a subclass false",
+                    "home back, interrupted=false"), log);
+        }
+    }
+
+    private static final String CRAFTED = "routes/StatusHandles";
+
+    /** {@code ldc} of {@code Thread.isInterrupted}, {@code Thread.interrupted} and a subclass's {@code isInterrupted} handle. */
+    private static byte[] crafted() {
+        org.objectweb.asm.ClassWriter cw = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        cw.visit(Opcodes.V17, Opcodes.ACC_PUBLIC | Opcodes.ACC_SUPER, CRAFTED, null, "java/lang/Object", null);
+        String sub = InterruptQueries.CountingThread.class.getName().replace('.', '/');
+        ldcInvoke(cw, "ldcIsInterrupted", "(Ljava/lang/Thread;)Z",
+                new Handle(Opcodes.H_INVOKEVIRTUAL, "java/lang/Thread", "isInterrupted", "()Z", false));
+        ldcInvoke(cw, "ldcInterrupted", "()Z", new Handle(Opcodes.H_INVOKESTATIC, "java/lang/Thread", "interrupted", "()Z", false));
+        ldcInvoke(cw, "ldcIsInterruptedOfSubclass", "(L" + sub + ";)Z",
+                new Handle(Opcodes.H_INVOKEVIRTUAL, sub, "isInterrupted", "()Z", false));
+        cw.visitEnd();
+        return cw.toByteArray();
+    }
+
+    /** {@code static boolean name(..) { return ((MethodHandle) ldc h).invokeExact(..); }} */
+    private static void ldcInvoke(org.objectweb.asm.ClassWriter cw, String name, String descriptor, Handle h) {
+        MethodVisitor mv = cw.visitMethod(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, name, descriptor, null,
+                new String[] {"java/lang/Throwable"});
+        mv.visitCode();
+        mv.visitLdcInsn(h);
+        if (!descriptor.startsWith("()")) {
+            mv.visitVarInsn(Opcodes.ALOAD, 0);
+        }
+        mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "java/lang/invoke/MethodHandle", "invokeExact", descriptor, false);
+        mv.visitInsn(Opcodes.IRETURN);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
     }
 
     /** Interrupts the suspended home thread, then reads its status by every route without clearing it. */
