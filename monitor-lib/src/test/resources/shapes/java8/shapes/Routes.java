@@ -33,14 +33,18 @@ public class Routes {
         }
     }
 
-    /** Hides {@code Thread.holdsLock} with its own static method: calls through it must stay its own. */
+    /** Hides {@code Thread.holdsLock} and {@code Thread.interrupted} with its own static methods: calls through it must stay its own. */
     static final class Hider extends Thread {
         public static boolean holdsLock(Object o) {
             return true;
         }
 
+        public static boolean interrupted() {
+            return true;
+        }
+
         String probe(Object lock) {
-            return "hidden=" + holdsLock(lock);
+            return "hidden=" + holdsLock(lock) + " interruptedHidden=" + interrupted() + "," + Hider.interrupted();
         }
     }
 
