@@ -3,6 +3,7 @@ package org.dthreads.monitor;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import org.dthreads.internal.BootDelegation;
+import org.dthreads.monitor.internal.InterruptStatus;
 import org.dthreads.monitor.internal.LostExits;
 import org.dthreads.monitor.internal.MonitorRuntime;
 
@@ -22,6 +23,8 @@ import org.dthreads.monitor.internal.MonitorRuntime;
  *   <tr><td>{@code Object.notifyAll()}</td><td>{@code Monitors.notifyAll(Object)}</td></tr>
  *   <tr><td>{@code Thread.holdsLock(Object)}</td><td>{@code Monitors.holdsLock(Object)}</td></tr>
  *   <tr><td>{@code Thread.interrupt()}</td><td>{@code Monitors.interrupt(Thread)}</td></tr>
+ *   <tr><td>{@code Thread.isInterrupted()}</td><td>{@code Monitors.isInterrupted(Thread)}</td></tr>
+ *   <tr><td>{@code Thread.interrupted()}</td><td>{@code Monitors.interrupted()}</td></tr>
  * </table>
  *
  * <h2>Native mode</h2>
@@ -61,6 +64,10 @@ public final class Monitors {
     private static final MethodHandle NOTIFY_ALL = runtime("notifyAll", MethodType.methodType(void.class, Object.class));
     private static final MethodHandle HOLDS_LOCK = runtime("holdsLock", MethodType.methodType(boolean.class, Object.class));
     private static final MethodHandle INTERRUPT = runtime("interrupt", MethodType.methodType(void.class, Thread.class));
+    private static final MethodHandle IS_INTERRUPTED = BootDelegation.staticMethod(InterruptStatus.class, "isInterrupted",
+            MethodType.methodType(boolean.class, Thread.class));
+    private static final MethodHandle INTERRUPTED = BootDelegation.staticMethod(InterruptStatus.class, "interrupted",
+            MethodType.methodType(boolean.class));
 
     static {
         // initialized now, not by the first getstatic in exit's catch, where running <clinit> could overflow;
@@ -338,6 +345,51 @@ public final class Monitors {
             throw e;
         } catch (Throwable e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * {@code t.isInterrupted()}, agreeing with {@link #interrupt}: {@code t}'s own interrupt status (an
+     * override of {@code isInterrupted} still runs), or {@code true} while an interrupt that
+     * {@link #interrupt} kept for the class {@code t} acts for is pending on this site: {@code t} is blocked in
+     * an outgoing remote call and no wait of its class has taken the interrupt yet, or {@code t} is the calling
+     * thread and acts for such a class (a callback serving {@code t}'s call chain). Never throws for a
+     * non-null {@code t}; with no interrupt kept on this site it costs the JDK's call and one volatile read.
+     *
+     * @param t the thread asked about
+     * @return whether the logical thread {@code t} stands for is interrupted
+     * @throws NullPointerException if {@code t} is null
+     */
+    public static boolean isInterrupted(Thread t) {
+        if (!DELEGATES) {
+            return InterruptStatus.isInterrupted(t);
+        }
+        try {
+            return (boolean) IS_INTERRUPTED.invokeExact(t);
+        } catch (NullPointerException e) {
+            throw e;
+        } catch (Throwable e) {
+            return t.isInterrupted(); // the bootstrap copy logs its own failures
+        }
+    }
+
+    /**
+     * {@code Thread.interrupted()}, agreeing with {@link #interrupt}: clears the calling thread's interrupt
+     * status and every interrupt {@link #interrupt} kept on this site for the class the calling thread acts
+     * for, and returns whether there was any. An interrupt taken here is delivered: no later wait of the class
+     * throws for it and it is not given back to the thread it was meant for. Never throws; with no
+     * interrupt kept on this site it costs the JDK's call and one volatile read.
+     *
+     * @return whether the calling thread, or its class on this site, was interrupted
+     */
+    public static boolean interrupted() {
+        if (!DELEGATES) {
+            return InterruptStatus.interrupted();
+        }
+        try {
+            return (boolean) INTERRUPTED.invokeExact();
+        } catch (Throwable e) {
+            return Thread.interrupted(); // the bootstrap copy logs its own failures
         }
     }
 

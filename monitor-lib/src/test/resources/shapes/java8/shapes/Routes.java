@@ -33,23 +33,35 @@ public class Routes {
         }
     }
 
-    /** Hides {@code Thread.holdsLock} with its own static method: calls through it must stay its own. */
+    /** Hides {@code Thread.holdsLock} and {@code Thread.interrupted} with its own static methods: calls through it must stay its own. */
     static final class Hider extends Thread {
         public static boolean holdsLock(Object o) {
             return true;
         }
 
+        public static boolean interrupted() {
+            return true;
+        }
+
         String probe(Object lock) {
-            return "hidden=" + holdsLock(lock);
+            return "hidden=" + holdsLock(lock) + " interruptedHidden=" + interrupted() + "," + Hider.interrupted();
         }
     }
 
-    /** Not a Thread: its own interrupt() and static holdsLock(Object) must stay its own. */
+    /** Not a Thread: its own interrupt(), isInterrupted(), static holdsLock(Object) and interrupted() must stay its own. */
     static final class Task {
         boolean stopped;
 
         void interrupt() {
             stopped = true;
+        }
+
+        boolean isInterrupted() {
+            return !stopped;
+        }
+
+        static boolean interrupted() {
+            return true;
         }
 
         static boolean holdsLock(Object o) {
@@ -114,7 +126,21 @@ public class Routes {
         out.add(new Sub().notifySuper());
         Task task = new Task();
         task.interrupt();
-        out.add("task stopped=" + task.stopped + " holds=" + Task.holdsLock(lock));
+        out.add("task stopped=" + task.stopped + " holds=" + Task.holdsLock(lock) + " isInterrupted="
+                + task.isInterrupted() + " interrupted=" + Task.interrupted());
+        out.add(attempt("statusRoutes", () -> {
+            Thread.currentThread().interrupt();
+            boolean seen = Thread.currentThread().isInterrupted();
+            java.util.function.BooleanSupplier take = Thread::interrupted;
+            boolean first = take.getAsBoolean();
+            boolean again = Worker.interrupted();
+            Thread other = new Thread();
+            other.interrupt();
+            boolean reflected = (Boolean) Thread.class.getMethod("isInterrupted").invoke(other);
+            java.util.function.Predicate<Thread> status = Thread::isInterrupted;
+            throw new IllegalStateException("seen=" + seen + " first=" + first + " again=" + again + " other="
+                    + reflected + "," + status.test(other));
+        }));
         out.add(attempt("reflectNotify", () -> {
             synchronized (lock) {
                 Object.class.getMethod("notifyAll").invoke(lock);

@@ -12,7 +12,8 @@ import org.dthreads.monitor.Monitors;
 /**
  * What rewritten code calls instead of {@code Method.invoke} and the {@code MethodHandles.Lookup} look-ups
  * (see the rewriter's {@code ReflectiveCalls}): when the method reached is {@code Object.wait/notify/notifyAll},
- * {@code Thread.holdsLock} or {@code Thread.interrupt}, the {@link Monitors} operation is substituted (so a
+ * {@code Thread.holdsLock}, {@code Thread.interrupt}, {@code isInterrupted} or {@code interrupted}, the
+ * {@link Monitors} operation is substituted (so a
  * reflective {@code notify} inside a rewritten {@code synchronized} block acts on the monitor that block
  * holds); anything else passes through unchanged, after one class comparison.
  *
@@ -45,6 +46,8 @@ public final class ReflectiveMonitorOps {
         static final MethodHandle NOTIFY_ALL = monitors("notifyAll", MethodType.methodType(void.class, Object.class));
         static final MethodHandle HOLDS_LOCK = monitors("holdsLock", MethodType.methodType(boolean.class, Object.class));
         static final MethodHandle INTERRUPT = monitors("interrupt", MethodType.methodType(void.class, Thread.class));
+        static final MethodHandle IS_INTERRUPTED = monitors("isInterrupted", MethodType.methodType(boolean.class, Thread.class));
+        static final MethodHandle INTERRUPTED = monitors("interrupted", MethodType.methodType(boolean.class));
 
         private static MethodHandle monitors(String name, MethodType type) {
             try {
@@ -66,7 +69,8 @@ public final class ReflectiveMonitorOps {
         }
         if (declarer == Thread.class) {
             String name = m.getName();
-            return name.equals("holdsLock") || name.equals("interrupt");
+            return name.equals("holdsLock") || name.equals("interrupt")
+                    || (name.equals("isInterrupted") || name.equals("interrupted")) && m.getParameterCount() == 0;
         }
         return false;
     }
@@ -93,6 +97,12 @@ public final class ReflectiveMonitorOps {
                 case "notifyAll" -> Monitors.notifyAll(receiver);
                 case "holdsLock" -> {
                     return Monitors.holdsLock(args[0]);
+                }
+                case "isInterrupted" -> {
+                    return Monitors.isInterrupted((Thread) receiver);
+                }
+                case "interrupted" -> {
+                    return Monitors.interrupted();
                 }
                 default -> Monitors.interrupt((Thread) receiver);
             }
@@ -136,8 +146,8 @@ public final class ReflectiveMonitorOps {
     public static MethodHandle findStatic(MethodHandles.Lookup lookup, Class<?> refc, String name, MethodType type)
             throws NoSuchMethodException, IllegalAccessException {
         MethodHandle found = lookup.findStatic(refc, name, type);
-        return name.equals("holdsLock") && type.equals(MethodType.methodType(boolean.class, Object.class))
-                && reachesThreadHoldsLock(refc) ? Handles.HOLDS_LOCK : found;
+        MethodHandle monitor = staticOperation(name, type);
+        return monitor != null && reachesThreadStatic(refc, name, type.parameterArray()) ? monitor : found;
     }
 
     /** {@code lookup.findSpecial(refc, name, type, specialCaller)}: {@code super.interrupt()} stays as it is. */
@@ -154,7 +164,8 @@ public final class ReflectiveMonitorOps {
         if (!isMonitorOperation(m)) {
             return found;
         }
-        MethodHandle monitor = m.getName().equals("holdsLock") ? Handles.HOLDS_LOCK
+        MethodHandle monitor = Modifier.isStatic(m.getModifiers())
+                ? staticOperation(m.getName(), MethodType.methodType(m.getReturnType(), m.getParameterTypes()))
                 : instanceOperation(m.getDeclaringClass(), m.getName(), MethodType.methodType(m.getReturnType(),
                         m.getParameterTypes()), true);
         return monitor == null ? found : monitor.asType(found.type());
@@ -201,19 +212,30 @@ public final class ReflectiveMonitorOps {
                 return type.equals(VOID) ? Handles.NOTIFY_ALL : null;
             case "interrupt":
                 return virtual && type.equals(VOID) && Thread.class.isAssignableFrom(refc) ? Handles.INTERRUPT : null;
+            case "isInterrupted":
+                return virtual && type.equals(MethodType.methodType(boolean.class)) && Thread.class.isAssignableFrom(refc)
+                        ? Handles.IS_INTERRUPTED : null;
             default:
                 return null;
         }
     }
 
-    /** Whether a static {@code holdsLock(Object)} resolved from {@code refc} is {@code Thread}'s (not hidden). */
-    private static boolean reachesThreadHoldsLock(Class<?> refc) {
+    /** The {@code Monitors} handle for a static {@code Thread} method {@code name type}, or null. */
+    private static MethodHandle staticOperation(String name, MethodType type) {
+        if (name.equals("holdsLock") && type.equals(MethodType.methodType(boolean.class, Object.class))) {
+            return Handles.HOLDS_LOCK;
+        }
+        return name.equals("interrupted") && type.equals(MethodType.methodType(boolean.class)) ? Handles.INTERRUPTED : null;
+    }
+
+    /** Whether static {@code name(parameters)} resolved from {@code refc} is {@code Thread}'s (not hidden). */
+    private static boolean reachesThreadStatic(Class<?> refc, String name, Class<?>[] parameters) {
         for (Class<?> c = refc; c != null; c = c.getSuperclass()) {
             if (c == Thread.class) {
                 return true;
             }
             try {
-                c.getDeclaredMethod("holdsLock", Object.class);
+                c.getDeclaredMethod(name, parameters);
                 return false;
             } catch (NoSuchMethodException e) {
                 // not declared here: look further up

@@ -25,7 +25,7 @@ public final class ClassScan {
 
     /** Constant-pool strings any of which sends a class to the full rewriter (see the class comment). */
     static final String[] REWRITER_WORDS = {
-        "wait", "notify", "notifyAll", "holdsLock", "interrupt", // MonitorMethods
+        "wait", "notify", "notifyAll", "holdsLock", "interrupt", "isInterrupted", "interrupted", // MonitorMethods
         "findVirtual", "findStatic", "findSpecial", "unreflect", "unreflectSpecial", "bind", "invoke", // ReflectiveCalls
         "getClassLoadingLock", "blockingLock", "lock", "globalHierarchyLock", "java/io/Reader", "java/io/Writer",
         "java/awt/event/InvocationEvent", // NativeMarkVisitor
@@ -319,6 +319,7 @@ public final class ClassScan {
         Target.method(null, "wait", "()V"), Target.method(null, "wait", "(J)V"), Target.method(null, "wait", "(JI)V"),
         Target.method(null, "notify", "()V"), Target.method(null, "notifyAll", "()V"),
         Target.method(null, "holdsLock", "(Ljava/lang/Object;)Z"), Target.method(null, "interrupt", "()V"),
+        Target.method(null, "isInterrupted", "()Z"), Target.method(null, "interrupted", "()Z"),
         Target.method(LOOKUP, "findVirtual", null), Target.method(LOOKUP, "findStatic", null),
         Target.method(LOOKUP, "findSpecial", null), Target.method(LOOKUP, "unreflect", null),
         Target.method(LOOKUP, "unreflectSpecial", null), Target.method(LOOKUP, "bind", null),

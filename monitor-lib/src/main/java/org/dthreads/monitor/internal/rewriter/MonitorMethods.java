@@ -15,13 +15,14 @@ import org.objectweb.asm.Type;
  *   <li>{@code Thread.holdsLock(Object)}: static, so a call through a subclass of {@code Thread}
  *       ({@code invokestatic Worker.holdsLock}) reaches it unless a class on the way hides it with its own
  *       static method of that descriptor;</li>
- *   <li>{@code Thread.interrupt()}: a virtual call through {@code Thread} or a subclass
- *       ({@code Monitors.interrupt} calls it virtually in turn, so an override still runs); never
- *       {@code super.interrupt()} (an override calling it would recurse).</li>
+ *   <li>{@code Thread.interrupt()} and {@code Thread.isInterrupted()}: a virtual call through {@code Thread}
+ *       or a subclass ({@code Monitors.interrupt}/{@code isInterrupted} call it virtually in turn, so an
+ *       override still runs); never {@code super.interrupt()}/{@code super.isInterrupted()} (an override
+ *       calling it would recurse);</li>
+ *   <li>{@code Thread.interrupted()}: static, resolved like {@code holdsLock}.</li>
  * </ul>
- * {@code Thread.interrupted()} and {@code isInterrupted()} have no replacement: the interrupt status stays
- * the thread's own. Super-types are read from bytes ({@link ClassHierarchy}); a call whose owner cannot be
- * read is left as it is and reported.
+ * Super-types are read from bytes ({@link ClassHierarchy}); a call whose owner cannot be read is left as it is
+ * and reported.
  */
 final class MonitorMethods {
 
@@ -37,6 +38,8 @@ final class MonitorMethods {
 
     private static final Target HOLDS_LOCK = new Target("holdsLock", "(Ljava/lang/Object;)Z");
     private static final Target INTERRUPT = new Target("interrupt", "(Ljava/lang/Thread;)V");
+    private static final Target IS_INTERRUPTED = new Target("isInterrupted", "(Ljava/lang/Thread;)Z");
+    private static final Target INTERRUPTED = new Target("interrupted", "()Z");
 
     private final ClassHierarchy hierarchy;
 
@@ -51,17 +54,19 @@ final class MonitorMethods {
      */
     Target call(int opcode, String owner, String name, String descriptor, Consumer<String> unresolved) {
         if (opcode == Opcodes.INVOKESTATIC) {
-            if (!name.equals("holdsLock") || !descriptor.equals(HOLDS_LOCK.descriptor())) {
+            Target target = threadStatic(name, descriptor);
+            if (target == null) {
                 return null;
             }
-            return resolves(owner, unresolved, () -> hierarchy.resolvesTo(owner, name, descriptor, THREAD)) ? HOLDS_LOCK : null;
+            return resolves(owner, unresolved, () -> hierarchy.resolvesTo(owner, name, descriptor, THREAD)) ? target : null;
         }
         Target onObject = objectMethod(name, descriptor);
         if (onObject != null) {
             return onObject;
         }
-        if (opcode == Opcodes.INVOKEVIRTUAL && name.equals("interrupt") && descriptor.equals("()V")) {
-            return resolves(owner, unresolved, () -> hierarchy.extendsClass(owner, THREAD)) ? INTERRUPT : null;
+        Target onThread = opcode == Opcodes.INVOKEVIRTUAL ? threadVirtual(name, descriptor) : null;
+        if (onThread != null) {
+            return resolves(owner, unresolved, () -> hierarchy.extendsClass(owner, THREAD)) ? onThread : null;
         }
         return null;
     }
@@ -93,6 +98,22 @@ final class MonitorMethods {
             case "wait(JI)V" -> new Target("waitOn", "(Ljava/lang/Object;JI)V");
             case "notify()V" -> new Target("notifyOne", "(Ljava/lang/Object;)V");
             case "notifyAll()V" -> new Target("notifyAll", "(Ljava/lang/Object;)V");
+            default -> null;
+        };
+    }
+
+    private static Target threadStatic(String name, String descriptor) {
+        return switch (name + descriptor) {
+            case "holdsLock(Ljava/lang/Object;)Z" -> HOLDS_LOCK;
+            case "interrupted()Z" -> INTERRUPTED;
+            default -> null;
+        };
+    }
+
+    private static Target threadVirtual(String name, String descriptor) {
+        return switch (name + descriptor) {
+            case "interrupt()V" -> INTERRUPT;
+            case "isInterrupted()Z" -> IS_INTERRUPTED;
             default -> null;
         };
     }
