@@ -20,9 +20,9 @@ import java.util.function.Consumer;
  * hold of the monitor (activations stack above it, a wait keeps its levels), and its entry stays until its
  * own last exit. So a held slot monitor is in the list of the thread that acquired it, or (a remote lease is
  * the bottom hold) in {@link BusySlotMonitors}. An entry may outlive its hold: while the thread waits on it,
- * and when an exit was lost to a stack overflow and paid by another thread ({@link LostExits}), which leaves
- * the entry (and so the object) until the thread's next exit of that monitor or its end; the readers skip
- * monitors that are not busy.
+ * and when an exit was lost to a stack overflow (paid later by {@link LostExits}, or retried inside
+ * {@code exit}'s recovery), which leaves the entry, and so the object, until the thread ends: rare, and the
+ * readers skip monitors that are not busy.
  *
  * <h2>What guards what</h2>
  * <ul>
