@@ -125,6 +125,69 @@ class HeldSlotMonitorsTest {
     }
 
     @Test
+    void theCallerKeepsTheEntryWhileACallbackOfItsClassTakesOverWaitsAndHandsBack() throws Exception {
+        Slotted lock = new Slotted();
+        long cls = DThreads.currentClass();
+        CountDownLatch callbackWaiting = new CountDownLatch(1);
+        AtomicLong callbackSawDepth = new AtomicLong();
+        List<Monitor> callbackListed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Monitors.enter(lock);
+        Monitor m = MonitorSlots.get(MonitorSlots.slotOf(lock), lock);
+        try {
+            assertEquals(List.of(m), heldByMe(m));
+            org.dthreads.monitor.spi.OutgoingCalls.begin(); // suspended: a callback of the class may act for it
+            try {
+                Thread callback = new Thread(() -> {
+                    try (org.dthreads.ClassScope scope = DThreads.bind(cls)) {
+                        Monitors.enter(lock); // takes the hold over from the suspended caller
+                        try {
+                            callbackSawDepth.set(find(lock).map(MonitorDump.Entry::depth).orElse(-1));
+                            callbackWaiting.countDown();
+                            Monitors.waitOn(lock, 200); // releases it and re-acquires it from free
+                        } finally {
+                            Monitors.exit(lock); // hands the hold back
+                        }
+                        callbackListed.addAll(heldByMe(m));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "slot-callback");
+                callback.setDaemon(true);
+                callback.start();
+                assertTrue(callbackWaiting.await(10, TimeUnit.SECONDS));
+                assertEquals(2, callbackSawDepth.get(), "the callback's entry, stacked on the caller's hold");
+                callback.join(10_000);
+                assertTrue(!callback.isAlive());
+            } finally {
+                org.dthreads.monitor.spi.OutgoingCalls.end();
+            }
+            assertEquals(List.of(), callbackListed, "the callback never acquired it from free");
+            assertEquals(List.of(m), heldByMe(m), "the caller, the bottom hold, still lists it");
+            MonitorDump.Entry e = find(lock).orElseThrow(() -> new AssertionError(MonitorDump.text()));
+            assertEquals(1, e.depth());
+            assertTrue(e.actingFor().contains(Thread.currentThread().getName()), e.toString());
+        } finally {
+            Monitors.exit(lock);
+        }
+        assertEquals(List.of(), heldByMe(m));
+        assertTrue(find(lock).isEmpty(), MonitorDump.text());
+    }
+
+    /** {@code m} as often as the calling thread's list has it. */
+    private static List<Monitor> heldByMe(Monitor m) {
+        List<Monitor> out = new ArrayList<>();
+        HeldSlotMonitors list = Actor.current().heldSlots;
+        if (list != null) {
+            list.forEach(x -> {
+                if (x == m) {
+                    out.add(x);
+                }
+            });
+        }
+        return out;
+    }
+
+    @Test
     void aSlotMonitorHeldByARemoteLeaseIsListedUntilTheLeaseOfItsDeadSiteIsRevoked() {
         Slotted lock = new Slotted();
         long remoteClass = ThreadClass.of(0x7778, 1);
