@@ -17,7 +17,8 @@ import java.lang.invoke.VarHandle;
  * writes visible to the thread that takes over (which reads it before taking over). {@link #frozenHolds}
  * counts this actor's holds currently taken over by another actor; it is changed by those actors (under
  * the lock of the monitor concerned) with atomic adds and read by this actor's fast paths, which must
- * not acquire a monitor fresh while one of its holds is frozen.
+ * not acquire a monitor fresh while one of its holds is frozen. {@link #heldSlots} is written by its thread
+ * only and read by diagnostics as {@link HeldSlotMonitors} says.
  */
 class Actor {
     private static final VarHandle FROZEN_HOLDS;
@@ -59,6 +60,8 @@ class Actor {
     MonitorTable.Binding cached = MonitorTable.Binding.NONE;
     /** Set right after the write that commits an exit; lets a failed exit tell what is left to do. */
     boolean exitCommitted;
+    /** The slot monitors this thread acquired and still holds, for diagnostics; null until its first. */
+    HeldSlotMonitors heldSlots;
 
     Actor(Thread thread) {
         this.thread = thread;

@@ -488,6 +488,11 @@ final class Monitor extends WaitSet {
         }
     }
 
+    /** The re-entry depth; owner-confined, so meaningful to the active actor only (1: just acquired from free). */
+    int activeDepth() {
+        return depth;
+    }
+
     boolean isActiveFor(Actor me, long cls) {
         Hold h = getOwnerVolatile();
         return h != null && h.isActive(me, cls);

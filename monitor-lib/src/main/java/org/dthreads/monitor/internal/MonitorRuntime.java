@@ -52,6 +52,7 @@ public final class MonitorRuntime {
             lookup.ensureInitialized(WaitNode.class);
             lookup.ensureInitialized(MonitorSlots.class); // reached by every exit (TABLE.get)
             lookup.ensureInitialized(BusySlotMonitors.class);
+            lookup.ensureInitialized(HeldSlotMonitors.class);
         } catch (IllegalAccessException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -103,9 +104,16 @@ public final class MonitorRuntime {
             }
             noteIfSlotted(key, m); // about to block: diagnostics must be able to list it
             if (m.enterSlow(me, cls, key)) {
-                return;
+                break;
             }
             m = lookupForEnter(me, key); // retired by the table's sweep since we looked it up
+        }
+        if (m.slotOwner != null && m.activeDepth() == 1) {
+            try {
+                HeldSlotMonitors.of(me).push(m); // a slot monitor acquired from free: listed for diagnostics
+            } catch (Throwable unlisted) {
+                // a stack overflow or OOM: the enter has happened and must not fail; the hold goes unlisted
+            }
         }
     }
 
@@ -164,6 +172,13 @@ public final class MonitorRuntime {
                     return;
                 }
                 throw notOwner();
+            }
+            if (m.slotOwner != null && me.heldSlots != null && !m.isActiveFor(me, cls)) {
+                try {
+                    me.heldSlots.remove(m); // no longer acting for it: see HeldSlotMonitors
+                } catch (Throwable stale) {
+                    // a stack overflow: the exit is committed; the entry stays (readers skip idle monitors)
+                }
             }
         } catch (IllegalMonitorStateException e) {
             throw e;

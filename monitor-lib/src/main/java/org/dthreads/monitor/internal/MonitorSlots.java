@@ -31,13 +31,12 @@ import java.util.function.Function;
  * <h2>Who uses it</h2>
  * {@link MonitorTable#get}, {@link MonitorTable#getOrCreate} and {@link MonitorRuntime#enter} look here first,
  * so every path (enter/exit, wait/notify/holdsLock, remote leases, lost exits) finds the same monitor for a
- * slotted object. Diagnostics see slotted monitors that are contended or waited on through
- * {@link BusySlotMonitors}.
+ * slotted object. A slot monitor is in no table, so diagnostics ({@code MonitorDump}, the wait-for graph, the
+ * fault probes) find it through the list of the thread that holds it ({@link HeldSlotMonitors}) or, if it is
+ * contended, waited on or held by a remote lease, through {@link BusySlotMonitors}.
  *
- * <p>Off by default; {@code -Ddthreads.monitor.slots=true} turns slots on at run time and in the rewriter
- * (which adds the field only then). Off, because a slot monitor that is held without contention is in no
- * registry: thread dumps ({@code MonitorDump}) and the fault probes do not list it, where the table's monitors
- * are listed (see {@code docs/benchmarks.md}, "Monitor slot").
+ * <p>On by default; {@code -Ddthreads.monitor.slots=false} turns slots off at run time and in the rewriter
+ * (which then adds no field). See {@code docs/benchmarks.md}, "Monitor slot".
  */
 final class MonitorSlots {
     /** The field's name; the rewriter's {@code SlotFieldAdder.NAME} is the same (a test checks). */
@@ -135,9 +134,9 @@ final class MonitorSlots {
 
     private static boolean enabled() {
         try {
-            return "true".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
+            return !"false".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
         } catch (SecurityException e) {
-            return false;
+            return true;
         }
     }
 }

@@ -31,8 +31,8 @@ import java.util.function.Function;
  *       kept alive by its entry for longer than two collections once it is otherwise unreachable.</li>
  *   <li>Objects of classes with a monitor slot ({@link MonitorSlots}) are never bound here: {@link #get} and
  *       {@link #getOrCreate} answer from the slot, so every caller finds the same monitor; it is never
- *       retired and dies with its object. {@link #forEach} adds the slot monitors noted as busy
- *       ({@link BusySlotMonitors}).</li>
+ *       retired and dies with its object. {@link #forEach} adds the slot monitors threads hold
+ *       ({@link HeldSlotMonitors}) and those noted as busy ({@link BusySlotMonitors}).</li>
  *   <li>Stubs (remote references) keep a weak binding ({@link Binding#weakKey}): their monitor is never idle
  *       (its owner is a permanent sentinel) and a sweep drops it once the stub is collected. They are rare.</li>
  *   <li>Inserting calls out ({@code new Monitor} reaches transports for a stub, which may lock objects
@@ -163,12 +163,16 @@ final class MonitorTable {
     }
 
     /**
-     * Visits every monitor in the table, then the slot monitors noted as contended or waited on
-     * ({@link BusySlotMonitors}); weakly consistent (no lock), for dumps.
+     * Visits every monitor in the table, then the slot monitors held by a thread ({@link HeldSlotMonitors}) or
+     * noted as contended, waited on or leased ({@link BusySlotMonitors}), each once; weakly consistent (no
+     * lock), for dumps.
      */
     void forEach(Consumer<Monitor> action) {
         forEachBound(action);
-        BusySlotMonitors.forEach(action);
+        java.util.Set<Monitor> slotted = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        HeldSlotMonitors.forEachHeld(slotted::add);
+        BusySlotMonitors.forEach(slotted::add);
+        slotted.forEach(action);
     }
 
     private void forEachBound(Consumer<Monitor> action) {

@@ -18,7 +18,7 @@ import org.objectweb.asm.Opcodes;
  *       their components; an extra one is legal for the JVM but not what reflection on a record expects);</li>
  *   <li>a class whose instances stay native (a {@code synchronized native} method: no marker);</li>
  *   <li>a class that already declares a field of that name;</li>
- *   <li>all of them unless {@code -Ddthreads.monitor.slots=true} (off by default: see {@code MonitorSlots}).</li>
+ *   <li>all of them if {@code -Ddthreads.monitor.slots=false} (on by default: see {@code MonitorSlots}).</li>
  * </ul>
  * Classes with nothing to rewrite but the marker ({@link MarkerOnly}) get no slot: the marker is spliced in
  * without parsing, and most of an application's objects are never locked. The rewriter sees one class at a
@@ -83,9 +83,9 @@ final class SlotFieldAdder extends ClassVisitor {
 
     private static boolean enabled() {
         try {
-            return "true".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
+            return !"false".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
         } catch (SecurityException e) {
-            return false;
+            return true;
         }
     }
 }

@@ -1,0 +1,180 @@
+package org.dthreads.monitor.internal;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * The slot monitors ({@link MonitorSlots}) one thread holds, so diagnostics can list a slot monitor held without
+ * contention: it is in no table, and {@link BusySlotMonitors} notes only contended, waited-on and leased ones.
+ * One instance per thread that ever acquired a slot monitor ({@link Actor#heldSlots}), registered in a
+ * registry of live lists that {@link #forEachHeld} walks ({@link MonitorTable#forEach}: the dump, the
+ * wait-for graph, the fault probes).
+ *
+ * <h2>What is listed</h2>
+ * {@link MonitorRuntime#enter} pushes a slot monitor when it acquired it from free (its depth is then 1);
+ * {@link MonitorRuntime#exit} removes it when the exit left the thread no longer acting for it (the last level,
+ * or a hand-back to a suspended actor of the class). Re-entries, take-overs from a suspended actor of the class
+ * and wait's re-acquire push nothing: the actor that acquired the monitor from free is at the bottom of every
+ * hold of the monitor (activations stack above it, a wait keeps its levels), and its entry stays until its
+ * own last exit. So a held slot monitor is in the list of the thread that acquired it, or (a remote lease is
+ * the bottom hold) in {@link BusySlotMonitors}. An entry may outlive its hold: while the thread waits on it,
+ * and when an exit was lost to a stack overflow (paid later by {@link LostExits}, or retried inside
+ * {@code exit}'s recovery), which leaves the entry, and so the object, until the thread ends: rare, and the
+ * readers skip monitors that are not busy.
+ *
+ * <h2>What guards what</h2>
+ * <ul>
+ *   <li>{@link #top} and {@link #holes}: confined to the owning thread.</li>
+ *   <li>{@link #items}: written by the owning thread only. A monitor stays at the index where it was pushed
+ *       until it is removed: removal writes null there (a hole below the top, filled by a later push; nulls at
+ *       the top are trimmed), nothing ever moves. A full array is copied into a larger one, published with a
+ *       release store; the old array is never written again. Elements are plain writes of references.</li>
+ *   <li>The registry ({@link #registry}, {@link #registered}): under {@link #REGISTRY}'s lock.</li>
+ * </ul>
+ *
+ * <h2>Ordering: a reader never misses a monitor held since before it started</h2>
+ * A reader ({@link #forEachHeld}, any thread) copies the registry under its lock, then reads each list's
+ * {@link #items} with an acquire load and every element of that array. If a push of {@code m} happens-before
+ * the read starts (the holder signalled the reader, as a test's latch does, or the dump ran after the holder's
+ * remote call went out), then: the registration (under the lock, before the first push) is seen; the array read
+ * is the one {@code m} was written to or a later copy (the copy's release store precedes in program order any
+ * push into it, so it too happens-before the read), and a held {@code m} never leaves its index in either.
+ * A reader may see monitors pushed or removed during its walk, or none of them (stale but never torn: references
+ * are atomic). The uncontended path pays a field read and a compare when nothing is slotted, and a plain
+ * array store and two int updates per slot acquisition and release; no lock, fence or atomic.
+ */
+final class HeldSlotMonitors {
+    private static final VarHandle ITEMS;
+
+    static {
+        try {
+            ITEMS = MethodHandles.lookup().findVarHandle(HeldSlotMonitors.class, "items", Monitor[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final Object REGISTRY = new Object();
+    private static HeldSlotMonitors[] registry = new HeldSlotMonitors[16];
+    private static int registered;
+
+    /** The thread whose holds these are: a dead thread's empty list is dropped from the registry. */
+    private final Thread thread;
+    private Monitor[] items;
+    private int top;
+    private int holes;
+
+    /** A list for {@code thread}, not registered ({@link #registerFor} registers); for tests. */
+    HeldSlotMonitors(Thread thread, int capacity) {
+        this.thread = thread;
+        this.items = new Monitor[Math.max(1, capacity)];
+    }
+
+    /** The calling thread's list, made and registered on its first slot acquisition. */
+    static HeldSlotMonitors of(Actor me) {
+        HeldSlotMonitors h = me.heldSlots;
+        if (h == null) {
+            h = registerFor(Thread.currentThread());
+            me.heldSlots = h;
+        }
+        return h;
+    }
+
+    /** Makes and registers a list (dropping the registered lists of dead threads that hold nothing). */
+    static HeldSlotMonitors registerFor(Thread thread) {
+        HeldSlotMonitors h = new HeldSlotMonitors(thread, 4);
+        synchronized (REGISTRY) {
+            if (registered == registry.length) {
+                pruneLocked();
+                if (registered * 2 > registry.length) {
+                    registry = Arrays.copyOf(registry, registry.length * 2);
+                }
+            }
+            registry[registered++] = h;
+        }
+        return h;
+    }
+
+    /**
+     * A dead thread's list is read only once its thread is seen dead ({@code isAlive} false: its last actions
+     * happen-before that), so its {@link #top} is final by then.
+     */
+    private static void pruneLocked() {
+        int kept = 0;
+        for (int i = 0; i < registered; i++) {
+            HeldSlotMonitors h = registry[i];
+            if (h.thread.isAlive() || h.top > 0) {
+                registry[kept++] = h;
+            }
+        }
+        Arrays.fill(registry, kept, registered, null);
+        registered = kept;
+    }
+
+    // ---- the owning thread ----
+
+    /** Notes that the owning thread acquired {@code m} from free. */
+    void push(Monitor m) {
+        Monitor[] a = items;
+        if (holes > 0) {
+            for (int i = 0; i < top; i++) {
+                if (a[i] == null) {
+                    a[i] = m;
+                    holes--;
+                    return;
+                }
+            }
+        }
+        if (top == a.length) {
+            a = Arrays.copyOf(a, a.length * 2);
+            ITEMS.setRelease(this, a); // the copy is complete before a reader can see it
+        }
+        a[top++] = m;
+    }
+
+    /** Notes that the owning thread no longer acts for {@code m}; nothing if it is not listed. */
+    void remove(Monitor m) {
+        Monitor[] a = items;
+        for (int i = top - 1; i >= 0; i--) {
+            if (a[i] == m) {
+                a[i] = null;
+                if (i == top - 1) {
+                    int t = i;
+                    while (t > 0 && a[t - 1] == null) {
+                        t--;
+                        holes--;
+                    }
+                    top = t;
+                } else {
+                    holes++;
+                }
+                return;
+            }
+        }
+    }
+
+    // ---- readers (any thread) ----
+
+    /** Visits every monitor in this list now (see "Ordering"); may include some a moment stale. */
+    void forEach(Consumer<Monitor> action) {
+        Monitor[] a = (Monitor[]) ITEMS.getAcquire(this);
+        for (Monitor m : a) {
+            if (m != null) {
+                action.accept(m);
+            }
+        }
+    }
+
+    /** Visits every monitor in every registered list (a monitor may come more than once). */
+    static void forEachHeld(Consumer<Monitor> action) {
+        HeldSlotMonitors[] lists;
+        synchronized (REGISTRY) {
+            lists = Arrays.copyOf(registry, registered);
+        }
+        for (HeldSlotMonitors h : lists) {
+            h.forEach(action);
+        }
+    }
+}
