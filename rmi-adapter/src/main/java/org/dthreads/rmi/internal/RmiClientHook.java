@@ -145,7 +145,9 @@ public final class RmiClientHook {
         // act as the owner of the monitors the class holds (see OutgoingCalls).
         OutgoingCalls.begin(target); // an interrupt of this thread is forwarded to the target's site
         try {
-            return ref.invoke(target, twin.method(), twinArgs, twin.hash());
+            Object result = ref.invoke(target, twin.method(), twinArgs, twin.hash());
+            SiteHellos.afterTwinCall(ref, target); // tells the peer this site's incarnation now and then
+            return result;
         } catch (ServerException e) {
             if (isUnknownMethodHash(e)) {
                 rememberPlain(ref, method);
