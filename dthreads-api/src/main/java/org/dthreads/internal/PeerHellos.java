@@ -58,6 +58,11 @@ public final class PeerHellos {
         NEXT.put(key, System.nanoTime() + GIVE_UP_NANOS);
     }
 
+    /** For tests: how many peers the table holds. */
+    static int size() {
+        return NEXT.size();
+    }
+
     /** For tests: forget every peer. */
     static void forget() {
         NEXT.clear();
