@@ -159,6 +159,8 @@ public final class ServerIdentityInterceptor extends LocalObject implements Serv
                     "iiop peer (Portable Interceptor path: address unknown)");
         } catch (BAD_PARAM absent) {
             // a peer that forwarded our identity context without the hello (omniORB recipe): nothing to see
+        } catch (RuntimeException e) {
+            // never let the hello disturb the request's binding
         }
     }
 

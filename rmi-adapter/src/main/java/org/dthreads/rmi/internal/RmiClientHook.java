@@ -146,7 +146,7 @@ public final class RmiClientHook {
         OutgoingCalls.begin(target); // an interrupt of this thread is forwarded to the target's site
         try {
             Object result = ref.invoke(target, twin.method(), twinArgs, twin.hash());
-            SiteHellos.afterTwinCall(ref, target); // tells the peer this site's incarnation now and then
+            sayHello(ref, target);
             return result;
         } catch (ServerException e) {
             if (isUnknownMethodHash(e)) {
@@ -156,6 +156,15 @@ public final class RmiClientHook {
             throw e;
         } finally {
             OutgoingCalls.end();
+        }
+    }
+
+    /** Tells the peer this site's id and incarnation now and then ({@link SiteHellos}); never fails the call. */
+    private static void sayHello(RemoteRef ref, Remote target) {
+        try {
+            SiteHellos.afterTwinCall(ref, target);
+        } catch (LinkageError e) {
+            // SiteHellos not visible from here (a hand-made boot path without it): no hellos, the call goes on
         }
     }
 
