@@ -152,7 +152,7 @@ class InterceptorUnitTest {
 
     @Test
     void aSiteHelloGoesWithTheFirstTwoWayRequestToAReferenceOnly() {
-        org.omg.CORBA.Object target = new org.omg.CORBA.LocalObject();
+        org.omg.CORBA.Object target = new org.omg.CORBA.LocalObject() { };
         FakeInfo first = FakeInfo.request("op", true).with("target", target);
         client.send_request(first.client());
         client.receive_reply(first.client());
@@ -168,7 +168,7 @@ class InterceptorUnitTest {
         assertEquals(1, second.added.size(), "nothing more until the refresh period has passed");
         assertEquals(0, second.added.get(0).context_data[1]);
 
-        FakeInfo oneway = FakeInfo.request("fire", false).with("target", new org.omg.CORBA.LocalObject());
+        FakeInfo oneway = FakeInfo.request("fire", false).with("target", new org.omg.CORBA.LocalObject() { });
         client.send_request(oneway.client());
         client.receive_other(oneway.with("reply_status", SUCCESSFUL.value).client());
         assertEquals(1, oneway.added.size(), "oneway requests carry no hello");
