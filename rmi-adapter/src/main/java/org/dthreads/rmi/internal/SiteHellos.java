@@ -67,7 +67,7 @@ public final class SiteHellos {
         }
     }
 
-    private static void send(RemoteRef ref, Remote target, String endpoint) {
+    static void send(RemoteRef ref, Remote target, String endpoint) {
         String answer;
         try {
             Object[] args = {RemoteMonitorSite.SITE_HELLO, KernelLink.currentClass(), KernelLink.siteIncarnation(),
