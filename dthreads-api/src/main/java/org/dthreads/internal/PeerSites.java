@@ -9,13 +9,21 @@ import java.util.function.LongSupplier;
  * same site id (a mis-configured {@code -Ddthreads.site}, or a random collision).
  *
  * <p>Adapters call {@link #observe} whenever a peer tells its site id together with its incarnation
- * token (drawn at each start, see {@link SiteConfig}). The same site id with a different token is a
- * <em>restart</em> if the old token has not been seen for {@code liveWindow}; otherwise two sites
- * are alive with one id, which is logged (rate-limited) with both peers. A peer presenting this
- * site's own id is logged too.
+ * token (drawn at each start, see {@link SiteConfig}); they repeat it while they keep talking to the
+ * peer ({@link PeerHellos}). A token differs from one start to the next, so:
+ * <ul>
+ *   <li>a new token for a known site id is a <em>restart</em> (the old life is over): nothing logged,
+ *       however soon after the old token was last seen;</li>
+ *   <li>the <em>superseded</em> token showing up again afterwards means its process is still alive:
+ *       two live sites share the id, which is logged (rate-limited) with both peers. A stopped
+ *       process cannot send its old token again, so a restart is never reported as a duplicate;</li>
+ *   <li>a peer presenting this site's own id with another token is logged at once (this site is
+ *       alive, so both are).</li>
+ * </ul>
  *
  * <p>Thread-safe: one {@link ConcurrentHashMap#compute} per observation; the table is bounded
- * ({@value #MAX_SITES} sites) so a peer inventing site ids cannot grow it without limit.
+ * ({@value #MAX_SITES} sites; entries not seen for {@code liveWindow} make room) so a peer inventing
+ * site ids cannot grow it without limit.
  */
 public final class PeerSites {
 
@@ -24,7 +32,12 @@ public final class PeerSites {
 
     static final int MAX_SITES = 4096;
 
-    private record Sighting(long incarnation, String peer, long seenAt) {}
+    /** The current token of a site id, and the one it superseded (0 if none) with its peer. */
+    private record Sighting(long incarnation, String peer, long seenAt, long superseded, String supersededPeer) {
+        Sighting(long incarnation, String peer, long seenAt) {
+            this(incarnation, peer, seenAt, 0, null);
+        }
+    }
 
     private final int ownSiteId;
     private final long ownIncarnation;
@@ -84,10 +97,17 @@ public final class PeerSites {
             }
             if (incarnation == 0 || old.incarnation() == 0 || incarnation == old.incarnation()) {
                 outcome[0] = Observation.KNOWN;
-                return new Sighting(incarnation != 0 ? incarnation : old.incarnation(), who, now);
+                return new Sighting(incarnation != 0 ? incarnation : old.incarnation(), who, now, old.superseded(),
+                        old.supersededPeer());
             }
-            outcome[0] = now - old.seenAt() <= liveWindowNanos ? Observation.DUPLICATE : Observation.RESTARTED;
-            return new Sighting(incarnation, who, now);
+            if (incarnation == old.superseded()) {
+                // the old life is still talking after the new one appeared: both alive. Swap, so that each
+                // further alternation is seen as well.
+                outcome[0] = Observation.DUPLICATE;
+                return new Sighting(incarnation, who, now, old.incarnation(), old.peer());
+            }
+            outcome[0] = Observation.RESTARTED;
+            return new Sighting(incarnation, who, now, old.incarnation(), old.peer());
         });
         if (outcome[0] == Observation.DUPLICATE) {
             log.warn("duplicate-site-id", "dthreads: two live sites present site id " + siteIdText(siteId)

@@ -35,14 +35,31 @@ class PeerSitesTest {
     }
 
     @Test
+    void aQuickRestartIsNotADuplicate() {
+        peers.observe(7, 0xaaaa, "10.0.0.7:1099");
+        clock.addAndGet(1);
+        assertEquals(Observation.RESTARTED, peers.observe(7, 0xbbbb, "10.0.0.7:1099"));
+        clock.addAndGet(WINDOW / 2);
+        assertEquals(Observation.KNOWN, peers.observe(7, 0xbbbb, "10.0.0.7:1099"));
+        assertEquals(Observation.RESTARTED, peers.observe(7, 0xcccc, "10.0.0.7:1099"), "restarted again");
+        assertEquals(Observation.KNOWN, peers.observe(7, 0xcccc, "10.0.0.7:1099"));
+        assertTrue(lines.isEmpty(), lines::toString);
+    }
+
+    @Test
     void twoLiveIncarnationsOfOneSiteIdAreDetectedAndLoggedWithBothPeers() {
         peers.observe(7, 0xaaaa, "hostA:1099");
         clock.addAndGet(WINDOW / 2);
-        assertEquals(Observation.DUPLICATE, peers.observe(7, 0xbbbb, "hostB:1099"));
+        assertEquals(Observation.RESTARTED, peers.observe(7, 0xbbbb, "hostB:1099"), "could be a restart");
+        assertTrue(lines.isEmpty(), lines::toString);
+        clock.addAndGet(WINDOW * 3);
+        assertEquals(Observation.DUPLICATE, peers.observe(7, 0xaaaa, "hostA:1099"), "the old life is still alive");
         assertEquals(1, lines.size());
         String line = lines.get(0);
         assertTrue(line.contains("two live sites present site id 7") && line.contains("hostA:1099")
                 && line.contains("hostB:1099") && line.contains("-Ddthreads.site"), line);
+        assertEquals(Observation.DUPLICATE, peers.observe(7, 0xbbbb, "hostB:1099"), "each alternation");
+        assertEquals(Observation.KNOWN, peers.observe(7, 0xbbbb, "hostB:1099"));
     }
 
     @Test

@@ -18,6 +18,7 @@ import org.dthreads.ClassScope;
 import org.dthreads.DThreads;
 import org.dthreads.ThreadClass;
 import org.dthreads.iiop.internal.IdentityContext;
+import org.dthreads.iiop.internal.SiteHelloContext;
 import org.dthreads.iiop.rmi.HopRemote;
 import org.dthreads.iiop.rmi.HopRemoteImpl;
 import org.dthreads.iiop.rmi.RmiIiop;
@@ -193,9 +194,23 @@ class MultiJvmIdentityTest {
             for (int i = 0; i < 20; i++) {
                 assertEquals(x, h.seen(), "server still serves normally");
             }
+            // site hellos (context 0x44540002, announced in the identity context's padding): malformed, then absent
+            byte[] flagged = IdentityContext.encode(x);
+            flagged[1] = SiteHelloContext.FLAG;
+            RawContextInitializer.body = flagged;
+            for (String b : List.of("", "00", "000000000000002a5d2c9e0411f3a7", "020000000000002a5d2c9e0411f3a7b6",
+                    "00000000000000005d2c9e0411f3a7b6", "000000000000002a0000000000000000")) {
+                RawContextInitializer.hello = hex.parseHex(b);
+                assertEquals(x, h.seen(), "a malformed site hello changes nothing: " + b);
+            }
+            RawContextInitializer.hello = null;
+            assertEquals(x, h.seen(), "an announced site hello that is not there changes nothing");
         } finally {
             RawContextInitializer.body = null;
+            RawContextInitializer.hello = null;
         }
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count(site, "malformed site hello service context") >= 1);
+        assertEquals(1, count(site, "malformed site hello service context 0x44540002"), "rate-limited: " + site.output());
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> count(site, "malformed identity service context") >= 1);
         assertEquals(1, count(site, "malformed identity service context"), "rate-limited to one line: " + site.output());
         assertEquals(0, site.output().stream().filter(l -> l.contains("Exception") || l.contains("ERROR")).count(),

@@ -24,7 +24,7 @@ public final class BootJar {
     static final List<String> BOOT_PREFIXES = List.of("org/dthreads/internal/", "org/dthreads/monitor/",
             "org/dthreads/rmi/internal/RmiClientHook", "org/dthreads/rmi/internal/TwinSupport",
             "org/dthreads/rmi/internal/Twins", "org/dthreads/rmi/internal/MonitorPort",
-            "org/dthreads/rmi/internal/SkeletonTwins",
+            "org/dthreads/rmi/internal/SkeletonTwins", "org/dthreads/rmi/internal/SiteHellos",
             "org/dthreads/rmi/internal/JrmpMonitorTransport", "org/dthreads/rmi/internal/RemoteRefCarrier");
 
     /** Prefixes excluded from the above (they need ASM). */

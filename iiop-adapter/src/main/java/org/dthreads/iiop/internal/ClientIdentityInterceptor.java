@@ -85,7 +85,11 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
             } else {
                 threadClass = OnewayClasses.classFor(ri.operation());
             }
-            ri.add_request_service_context(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)), true);
+            byte[] identity = SiteHelloContext.identityBody(threadClass, awaited ? peerKey(ri) : null);
+            ri.add_request_service_context(new ServiceContext(IdentityContext.ID, identity), true);
+            if (SiteHelloContext.flagged(identity)) {
+                ri.add_request_service_context(new ServiceContext(SiteHelloContext.ID, SiteHelloContext.own()), true);
+            }
             if (awaited) {
                 PendingReplies.sent(ri.request_id(), targetOrNull(ri));
             }
@@ -155,6 +159,12 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
         }
     }
 
+
+    /** The peer a site hello goes to: the reference the request goes to (no portable way to its endpoint). */
+    private static Object peerKey(ClientRequestInfo ri) {
+        Object target = targetOrNull(ri);
+        return target == null ? null : "portable reference " + System.identityHashCode(target);
+    }
 
     /** The request's target, for forwarding interrupts; null if the ORB cannot give it (never fails the request). */
     private static Object targetOrNull(ClientRequestInfo ri) {

@@ -6,6 +6,7 @@ import com.sun.corba.ee.impl.protocol.ClientRequestDispatcherImpl;
 import com.sun.corba.ee.spi.protocol.MessageMediator;
 import com.sun.corba.ee.spi.servicecontext.ServiceContextDefaults;
 import com.sun.corba.ee.spi.servicecontext.ServiceContexts;
+import com.sun.corba.ee.spi.transport.SocketInfo;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
 import org.omg.CORBA.portable.ApplicationException;
@@ -44,20 +45,39 @@ final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
         super.addServiceContexts(request);
         try {
             long threadClass;
+            Object peerKey = null;
             if (request.isOneWay()) {
                 threadClass = OnewayClasses.classFor(request.getOperationName());
             } else {
                 threadClass = KernelLink.currentClass();
                 OnewayClasses.twoWaySent();
+                peerKey = peerKey(request);
             }
+            byte[] identity = SiteHelloContext.identityBody(threadClass, peerKey);
             ServiceContexts own = request.getRequestServiceContexts().copy();
-            own.put(ServiceContextDefaults.makeUnknownServiceContext(IdentityContext.ID,
-                    IdentityContext.encode(threadClass)));
+            own.put(ServiceContextDefaults.makeUnknownServiceContext(IdentityContext.ID, identity));
+            if (SiteHelloContext.flagged(identity)) {
+                own.put(ServiceContextDefaults.makeUnknownServiceContext(SiteHelloContext.ID, SiteHelloContext.own()));
+            }
             request.setRequestServiceContexts(own);
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
             LOG.error("client-send-failed", "dthreads: could not add the identity context to a request; it goes"
                     + " without one (the server serves it as a fresh class): " + t);
+        }
+    }
+
+    /** The peer a site hello goes to: the request's endpoint (host:port), else its connection. */
+    private static Object peerKey(MessageMediator request) {
+        try {
+            SocketInfo endpoint = request.getContactInfo();
+            if (endpoint != null && endpoint.getHost() != null) {
+                return "glassfish " + endpoint.getHost() + ":" + endpoint.getPort();
+            }
+            Object connection = request.getConnection();
+            return connection == null ? null : "glassfish connection " + System.identityHashCode(connection);
+        } catch (RuntimeException e) {
+            return null; // no hello with this request; the identity context goes as always
         }
     }
 

@@ -35,6 +35,7 @@ final class GlassFishServerDispatcher extends ServerRequestDispatcherImpl {
         int collocated = body == null ? collocatedOnThisThread(request) : NOT_COLLOCATED;
         if (collocated == NOT_COLLOCATED) {
             FastServerSide.enter(request, body, operation);
+            observeHello(request);
         } else {
             enterCollocated(request, collocated == COLLOCATED_TWO_WAY, operation);
         }
@@ -86,6 +87,20 @@ final class GlassFishServerDispatcher extends ServerRequestDispatcherImpl {
             threadClass = ThreadClass.NONE;
         }
         FastServerSide.enter(request, threadClass, operation);
+    }
+
+    /** A site hello the request carries, if any, to the site's table of peers. */
+    private static void observeHello(MessageMediator request) {
+        try {
+            ServiceContexts contexts = request.getRequestServiceContexts();
+            ServiceContext sc = contexts == null ? null : contexts.get(SiteHelloContext.ID);
+            if (sc != null) {
+                SiteHelloContext.observe(sc instanceof UnknownServiceContext u && u.getData() != null ? u.getData()
+                        : new byte[0], SiteHelloContext.peerOf(request));
+            }
+        } catch (Throwable t) {
+            Safety.rethrowFatal(t);
+        }
     }
 
     /** The identity context's body, or null if the request has none (a malformed one is returned as is). */

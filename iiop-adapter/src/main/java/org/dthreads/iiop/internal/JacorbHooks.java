@@ -80,7 +80,11 @@ public final class JacorbHooks {
                 token = TWO_WAY;
                 warnIfSingleThreadModel(ros);
             }
-            ros.addServiceContext(new ServiceContext(IdentityContext.ID, IdentityContext.encode(threadClass)));
+            byte[] identity = SiteHelloContext.identityBody(threadClass, token == TWO_WAY ? peerKey(ros) : null);
+            ros.addServiceContext(new ServiceContext(IdentityContext.ID, identity));
+            if (SiteHelloContext.flagged(identity)) {
+                ros.addServiceContext(new ServiceContext(SiteHelloContext.ID, SiteHelloContext.own()));
+            }
             if (token == TWO_WAY) {
                 PendingReplies.sent(ros.requestId(), self);
             }
@@ -90,6 +94,16 @@ public final class JacorbHooks {
             LOG.error("client-send-failed", "dthreads: could not add the identity context to a request; it goes"
                     + " without one (the server serves it as a fresh class): " + t);
             return null;
+        }
+    }
+
+    /** The peer a site hello goes to: the request's connection (a new connection gets a hello at once). */
+    private static Object peerKey(RequestOutputStream ros) {
+        try {
+            Object connection = ros.getConnection();
+            return connection == null ? null : "jacorb connection " + System.identityHashCode(connection);
+        } catch (RuntimeException e) {
+            return null; // no hello with this request; the identity context goes as always
         }
     }
 
@@ -193,7 +207,12 @@ public final class JacorbHooks {
             if (r == null || !JacorbFastPath.enabled(r.get_in().orb())) {
                 return;
             }
-            FastServerSide.enter(r, contextBody(r.getServiceContext()), r.operation());
+            ServiceContext[] contexts = r.getServiceContext();
+            FastServerSide.enter(r, contextBody(contexts, IdentityContext.ID), r.operation());
+            byte[] hello = contextBody(contexts, SiteHelloContext.ID);
+            if (hello != null) {
+                SiteHelloContext.observe(hello, SiteHelloContext.peerOf(r));
+            }
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
             LOG.error("server-bind-failed", "dthreads: could not bind the caller's class; the request runs with"
@@ -213,13 +232,13 @@ public final class JacorbHooks {
         }
     }
 
-    /** The identity context's body, or null if absent. */
-    private static byte[] contextBody(ServiceContext[] contexts) {
+    /** The body of context {@code id}, or null if absent. */
+    private static byte[] contextBody(ServiceContext[] contexts, int id) {
         if (contexts == null) {
             return null;
         }
         for (ServiceContext sc : contexts) {
-            if (sc != null && sc.context_id == IdentityContext.ID) {
+            if (sc != null && sc.context_id == id) {
                 return sc.context_data == null ? new byte[0] : sc.context_data;
             }
         }

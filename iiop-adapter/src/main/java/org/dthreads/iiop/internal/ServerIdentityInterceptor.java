@@ -140,6 +140,9 @@ public final class ServerIdentityInterceptor extends LocalObject implements Serv
             return ThreadClass.NONE;
         }
         byte[] body = sc == null ? null : sc.context_data;
+        if (SiteHelloContext.flagged(body)) {
+            observeHello(ri);
+        }
         long threadClass = IdentityContext.decode(body);
         if (threadClass == ThreadClass.NONE) {
             log.warn("malformed-context", "dthreads: malformed identity service context "
@@ -147,6 +150,18 @@ public final class ServerIdentityInterceptor extends LocalObject implements Serv
                     + IdentityContext.problem(body) + "); serving the request as a fresh class");
         }
         return threadClass;
+    }
+
+    /** The site hello that the identity context announced, to the site's table of peers. */
+    private static void observeHello(ServerRequestInfo ri) {
+        try {
+            SiteHelloContext.observe(ri.get_request_service_context(SiteHelloContext.ID).context_data,
+                    "iiop peer (Portable Interceptor path: address unknown)");
+        } catch (BAD_PARAM absent) {
+            // a peer that forwarded our identity context without the hello (omniORB recipe): nothing to see
+        } catch (RuntimeException e) {
+            // never let the hello disturb the request's binding
+        }
     }
 
     /**

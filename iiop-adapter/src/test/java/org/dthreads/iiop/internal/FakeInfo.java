@@ -19,6 +19,7 @@ final class FakeInfo {
     final Map<String, Object> values = new HashMap<>();
     final List<ServiceContext> added = new ArrayList<>();
     ServiceContext requestContext;
+    ServiceContext helloContext;
     boolean throwEverywhere;
 
     private static final java.util.concurrent.atomic.AtomicInteger REQUEST_IDS = new java.util.concurrent.atomic.AtomicInteger();
@@ -38,6 +39,11 @@ final class FakeInfo {
 
     FakeInfo context(byte[] body) {
         requestContext = new ServiceContext(IdentityContext.ID, body);
+        return this;
+    }
+
+    FakeInfo hello(byte[] body) {
+        helloContext = new ServiceContext(SiteHelloContext.ID, body);
         return this;
     }
 
@@ -92,6 +98,9 @@ final class FakeInfo {
                     added.add((ServiceContext) args[0]);
                     return null;
                 case "get_request_service_context":
+                    if (helloContext != null && (int) args[0] == helloContext.context_id) {
+                        return helloContext;
+                    }
                     if (requestContext == null || (int) args[0] != requestContext.context_id) {
                         throw new BAD_PARAM("no context");
                     }

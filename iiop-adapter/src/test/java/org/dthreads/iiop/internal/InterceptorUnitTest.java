@@ -151,6 +151,48 @@ class InterceptorUnitTest {
     }
 
     @Test
+    void aSiteHelloGoesWithTheFirstTwoWayRequestToAReferenceOnly() {
+        org.omg.CORBA.Object target = new org.omg.CORBA.LocalObject() { };
+        FakeInfo first = FakeInfo.request("op", true).with("target", target);
+        client.send_request(first.client());
+        client.receive_reply(first.client());
+        assertEquals(2, first.added.size(), "identity and hello");
+        assertEquals(SiteHelloContext.FLAG, first.added.get(0).context_data[1], "the identity context announces it");
+        assertEquals(KernelLink.currentClass(), IdentityContext.decode(first.added.get(0).context_data));
+        assertEquals(SiteHelloContext.ID, first.added.get(1).context_id);
+        assertEquals(HexFormat.of().formatHex(SiteHelloContext.own()), HexFormat.of().formatHex(first.added.get(1).context_data));
+
+        FakeInfo second = FakeInfo.request("op", true).with("target", target);
+        client.send_request(second.client());
+        client.receive_reply(second.client());
+        assertEquals(1, second.added.size(), "nothing more until the refresh period has passed");
+        assertEquals(0, second.added.get(0).context_data[1]);
+
+        FakeInfo oneway = FakeInfo.request("fire", false).with("target", new org.omg.CORBA.LocalObject() { });
+        client.send_request(oneway.client());
+        client.receive_other(oneway.with("reply_status", SUCCESSFUL.value).client());
+        assertEquals(1, oneway.added.size(), "oneway requests carry no hello");
+    }
+
+    @Test
+    void aFlaggedRequestWithAMalformedOrMissingHelloIsServedAsUsual() {
+        long caller = ThreadClass.of(0x2a, 7);
+        byte[] identity = IdentityContext.encode(caller);
+        identity[1] = SiteHelloContext.FLAG;
+        for (byte[] hello : new byte[][] {null, new byte[3], HexFormat.of().parseHex("02000000000000000000002a00000007"),
+                SiteHelloContext.encode(0x2a, 0x1234)}) {
+            FakeInfo f = FakeInfo.request("op", true).context(identity);
+            if (hello != null) {
+                f.hello(hello);
+            }
+            server.receive_request(f.server());
+            assertEquals(caller, KernelLink.currentClass());
+            server.send_reply(f.server());
+        }
+        assertTrue(lines.isEmpty(), lines.toString());
+    }
+
+    @Test
     void noContextMeansAFreshClass() {
         FakeInfo f = FakeInfo.request("op", true);
         server.receive_request(f.server());

@@ -17,6 +17,9 @@ public final class RawContextInitializer extends LocalObject implements ORBIniti
 
     public static volatile byte[] body;
 
+    /** The body of a site hello context (0x44540002) to add too, or null. */
+    public static volatile byte[] hello;
+
     @Override
     public void pre_init(ORBInitInfo info) {
         try {
@@ -45,6 +48,10 @@ public final class RawContextInitializer extends LocalObject implements ORBIniti
             byte[] b = body;
             if (b != null) {
                 ri.add_request_service_context(new ServiceContext(IdentityContext.ID, b), true);
+            }
+            byte[] h = hello;
+            if (h != null) {
+                ri.add_request_service_context(new ServiceContext(org.dthreads.iiop.internal.SiteHelloContext.ID, h), true);
             }
         }
 

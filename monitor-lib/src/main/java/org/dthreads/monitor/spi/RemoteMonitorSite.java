@@ -68,6 +68,14 @@ public final class RemoteMonitorSite {
      * only: it changes no monitor, and the target only addresses the site.
      */
     public static final int PROBE_EDGES = 10;
+    /**
+     * A site hello (issue 15 §5, duplicate site ids), answered with text by the JRMP adapter itself, never by
+     * {@link #serveText}: {@code threadClass} is any class of the asking site (its site half is the asker's
+     * site id), {@code token} the asker's incarnation; the answer is the serving site's
+     * {@code "ssssssss:iiiiiiiiiiiiiiii"} (site id and incarnation in hex). Changes nothing but the site's
+     * table of peers.
+     */
+    public static final int SITE_HELLO = 11;
 
     /** Default lease: a holder that neither operates nor renews for this long loses the monitor. */
     public static final long DEFAULT_LEASE_MILLIS = 30_000L;

@@ -45,7 +45,8 @@ public interface MonitorPort extends java.rmi.Remote {
 
     /**
      * Serves one diagnostic operation answered with text ({@link RemoteMonitorSite#PROBE_EDGES}: a deadlock
-     * probe), on the RMI thread that received it; the object only addresses its site.
+     * probe; {@link RemoteMonitorSite#SITE_HELLO}: a site hello, {@link SiteHellos}), on the RMI thread that
+     * received it; the object only addresses its site.
      *
      * @param op the operation code
      * @param threadClass the class the operation is about
@@ -61,6 +62,9 @@ public interface MonitorPort extends java.rmi.Remote {
             peer = RemoteServer.getClientHost();
         } catch (ServerNotActiveException e) {
             peer = "local";
+        }
+        if (op == RemoteMonitorSite.SITE_HELLO) {
+            return SiteHellos.answer(threadClass, token, peer);
         }
         return RemoteMonitorSite.serveText(op, threadClass, token, arg, nanos, peer);
     }

@@ -145,7 +145,9 @@ public final class RmiClientHook {
         // act as the owner of the monitors the class holds (see OutgoingCalls).
         OutgoingCalls.begin(target); // an interrupt of this thread is forwarded to the target's site
         try {
-            return ref.invoke(target, twin.method(), twinArgs, twin.hash());
+            Object result = ref.invoke(target, twin.method(), twinArgs, twin.hash());
+            sayHello(ref, target);
+            return result;
         } catch (ServerException e) {
             if (isUnknownMethodHash(e)) {
                 rememberPlain(ref, method);
@@ -154,6 +156,15 @@ public final class RmiClientHook {
             throw e;
         } finally {
             OutgoingCalls.end();
+        }
+    }
+
+    /** Tells the peer this site's id and incarnation now and then ({@link SiteHellos}); never fails the call. */
+    private static void sayHello(RemoteRef ref, Remote target) {
+        try {
+            SiteHellos.afterTwinCall(ref, target);
+        } catch (LinkageError e) {
+            // SiteHellos not visible from here (a hand-made boot path without it): no hellos, the call goes on
         }
     }
 

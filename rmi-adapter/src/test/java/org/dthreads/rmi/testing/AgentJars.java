@@ -34,7 +34,7 @@ public final class AgentJars {
             addTree(jar, monitorClasses, p -> !p.toString().contains("/rewriter/"));
             addTree(jar, rmiClasses, p -> {
                 String name = p.getFileName().toString();
-                return List.of("RmiClientHook", "TwinSupport", "Twins", "SkeletonTwins").stream()
+                return List.of("RmiClientHook", "TwinSupport", "Twins", "SkeletonTwins", "SiteHellos").stream()
                         .anyMatch(k -> name.equals(k + ".class") || name.startsWith(k + "$"));
             });
         }
