@@ -36,6 +36,9 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  *   <li>An actor's {@code classInterruptPending} (an atomic boolean) is the one interrupt kept for its
  *       class: whoever flips it true -> false delivers it, so it is delivered once.
  *       {@link #PENDING_CLASS_INTERRUPTS} counts the true ones so waits skip the scan when it is 0.</li>
+ *   <li>{@link #ENDING} (thread -> actor between the end of its outermost call and the decision whether a
+ *       kept interrupt is its own): put before the thread leaves {@code SUSPENDED}, removed after the decision,
+ *       so a reader of the status finds it in one of the two or sees its own status set.</li>
  *   <li>An actor's {@code outgoingTarget}, {@code suspendedAtNanos}, {@code interruptForward}: written by the
  *       actor's thread before it publishes itself in {@code SUSPENDED} (a volatile write inside the map),
  *       read by interrupting threads after they found it there.</li>
@@ -62,6 +65,14 @@ final class InterruptRouting {
             new AtomicInteger();
     /** Threads blocked in outgoing remote calls, for interrupt routing (a dead thread is not retained). */
     static final SuspendedThreads SUSPENDED = new SuspendedThreads(PENDING_CLASS_INTERRUPTS);
+    /**
+     * Threads whose outermost call has ended, out of {@link #SUSPENDED}, while they decide whether an interrupt
+     * kept for their class (or forwarded along the call) is theirs: up to the forward's answer, at most 10 s.
+     * {@link InterruptStatus#isInterrupted} reads them here meanwhile, so {@code t.isInterrupted()} does not
+     * read false between the end of the call and the status being set. Strong, but each entry lives only
+     * within {@link #endOutgoingCall}.
+     */
+    static final Map<Thread, Actor> ENDING = new ConcurrentHashMap<>();
 
     private InterruptRouting() {}
 
@@ -283,18 +294,29 @@ final class InterruptRouting {
                 return;
             }
             if (me.outgoingCalls == 0) {
-                SUSPENDED.remove(me);
-                me.outgoingTarget = null;
                 CountDownLatch forward = me.interruptForward;
-                if (forward != null) {
-                    me.interruptForward = null;
-                    // the chain may unwind faster than the forward's answer travels back: learn whether a
-                    // wait down the chain took the interrupt before deciding to keep it here (bounded)
-                    awaitUninterruptibly(forward, 10);
+                // an interrupt kept or forwarded: the thread stays findable (ENDING) until its status is decided
+                boolean deciding = forward != null || me.classInterruptPending.get();
+                if (deciding) {
+                    ENDING.put(me.thread, me);
                 }
-                if (me.classInterruptPending.compareAndSet(true, false)) {
-                    PENDING_CLASS_INTERRUPTS.decrementAndGet();
-                    Thread.currentThread().interrupt(); // nobody of the class waited meanwhile: it is ours
+                try {
+                    SUSPENDED.remove(me);
+                    me.outgoingTarget = null;
+                    if (forward != null) {
+                        me.interruptForward = null;
+                        // the chain may unwind faster than the forward's answer travels back: learn whether a
+                        // wait down the chain took the interrupt before deciding to keep it here (bounded)
+                        awaitUninterruptibly(forward, 10);
+                    }
+                    if (me.classInterruptPending.compareAndSet(true, false)) {
+                        PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                        Thread.currentThread().interrupt(); // nobody of the class waited meanwhile: it is ours
+                    }
+                } finally {
+                    if (deciding) {
+                        ENDING.remove(me.thread, me);
+                    }
                 }
             }
         } catch (Throwable t) {

@@ -57,6 +57,9 @@ public final class InterruptStatus {
         }
         try {
             Actor suspended = InterruptRouting.SUSPENDED.get(t);
+            if (suspended == null) {
+                suspended = InterruptRouting.ENDING.get(t); // its call ended, its status not yet decided
+            }
             if (suspended != null) {
                 return suspended.classInterruptPending.get() || isKeptFor(suspended.outgoingClass);
             }
