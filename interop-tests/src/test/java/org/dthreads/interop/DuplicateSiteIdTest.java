@@ -36,21 +36,27 @@ class DuplicateSiteIdTest {
 
     /** How a scenario's sites are built and how one calls another. */
     enum Kind {
-        JRMP, JACORB, GLASSFISH;
+        JRMP, JACORB, GLASSFISH,
+        /** JacORB and the GlassFish ORB on the Portable Interceptor path ({@code -Ddthreads.iiop.path=portable}). */
+        JACORB_PORTABLE, GLASSFISH_PORTABLE;
 
         SiteSpec site(String name, String siteId) {
             SiteSpec spec = switch (this) {
                 case JRMP -> SiteSpec.app(name, HopSite.class);
-                case JACORB -> SiteSpec.app(name, CorbaHopSite.class).args("dthreads");
-                case GLASSFISH -> SiteSpec.app(name, DualProtocolSite.class).args("dthreads");
+                case JACORB, JACORB_PORTABLE -> SiteSpec.app(name, CorbaHopSite.class).args("dthreads");
+                case GLASSFISH, GLASSFISH_PORTABLE -> SiteSpec.app(name, DualProtocolSite.class).args("dthreads");
             };
             spec = spec.javaAgent(JrmpZigzagTest.AGENT).systemProperty("dthreads.peers.refreshMillis", REFRESH_MILLIS);
+            if (this == JACORB_PORTABLE || this == GLASSFISH_PORTABLE) {
+                spec = spec.systemProperty("dthreads.iiop.path", "portable");
+            }
             return siteId == null ? spec : spec.systemProperty("dthreads.site", siteId);
         }
 
         /** Site {@code from} calls site {@code to}. */
         void call(Site from, String fromName, String toName) {
-            from.run("route", this == GLASSFISH ? fromName + ",iiop:" + toName : fromName + "," + toName);
+            boolean rmiIiop = this == GLASSFISH || this == GLASSFISH_PORTABLE;
+            from.run("route", rmiIiop ? fromName + ",iiop:" + toName : fromName + "," + toName);
         }
     }
 
@@ -63,7 +69,7 @@ class DuplicateSiteIdTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(names = {"JRMP", "JACORB", "GLASSFISH"})
     void twoLiveSitesWithOneIdAreReportedByTheSiteTheyCallAndByEachOther(Kind kind, SiteCluster cluster) {
         List<Site> sites = cluster.start(kind.site("A", SHARED_ID), kind.site("B", SHARED_ID), kind.site("C", null));
         Site a = sites.get(0);
@@ -84,11 +90,34 @@ class DuplicateSiteIdTest {
     }
 
     /**
+     * A and B share an id and only serve (they call no one, so they never say hello by a request of theirs); C
+     * calls both and reports them: over IIOP it learns a server's identity by asking it (op 11 on the monitor
+     * operation channel), on JacORB (DSI servant, DII calls) and the GlassFish ORB (RMI-IIOP), on the fast
+     * paths and the Portable Interceptor path. A and B log nothing about hellos.
+     */
+    @ParameterizedTest
+    @EnumSource(names = {"JACORB", "GLASSFISH", "JACORB_PORTABLE", "GLASSFISH_PORTABLE"})
+    void twoServersWithOneIdAreReportedByAClientOfBoth(Kind kind, SiteCluster cluster) {
+        List<Site> sites = cluster.start(kind.site("A", SHARED_ID), kind.site("B", SHARED_ID), kind.site("C", null));
+        Site c = sites.get(2);
+        await().atMost(BOUND).until(() -> {
+            kind.call(c, "C", "A");
+            kind.call(c, "C", "B");
+            return c.stderrTail().contains(DUPLICATE);
+        });
+        String line = lineWith(c.stderrTail(), DUPLICATE);
+        assertTrue(line.contains("iiop server") && line.contains("-Ddthreads.site"), line);
+        for (Site s : sites) {
+            assertFalse(s.stderrTail().contains("site hello"), s.stderrTail());
+        }
+    }
+
+    /**
      * A1 calls C and is killed; A2, started with A1's id, calls C for several refresh periods: nothing is
      * reported. Then B, with the same id again, calls C while A2 lives: reported (the hellos did flow).
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(names = {"JRMP", "JACORB", "GLASSFISH"})
     void aRestartWithTheSameIdIsNotReported(Kind kind, SiteCluster cluster) {
         List<Site> first = cluster.start(kind.site("A1", SHARED_ID), kind.site("C", null));
         Site c = first.get(1);

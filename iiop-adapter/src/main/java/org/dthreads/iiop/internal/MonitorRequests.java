@@ -164,6 +164,9 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
 
     /** Runs one decoded request on the servant's object. */
     private static Outcome run(Object servant, int op, int nanos, long cls, long token, long arg, Object handler) {
+        if (op == RemoteMonitorSite.SITE_HELLO) { // about the site, not the object
+            return new Outcome(MonitorWire.OK, 0L, SiteHelloRequests.answer(cls, token, peerOf(handler, cls)));
+        }
         Object target;
         try {
             target = target(servant);
@@ -183,7 +186,7 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         } catch (IllegalMonitorStateException e) {
             return Outcome.error(MonitorWire.ILLEGAL_MONITOR_STATE, message(e));
         } catch (IllegalArgumentException e) {
-            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.PROBE_EDGES) {
+            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.SITE_HELLO) {
                 LOG.warn("unknown-monitor-op", "dthreads: " + MonitorRequestHook.OPERATION + " request with unknown"
                         + " operation code " + op + " answered with an error");
             }
