@@ -1,6 +1,7 @@
 package org.dthreads.interop;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -110,6 +111,24 @@ class DuplicateSiteIdTest {
         for (Site s : sites) {
             assertFalse(s.stderrTail().contains("site hello"), s.stderrTail());
         }
+    }
+
+    /**
+     * A server without dthreads (plain JacORB, no agent: it answers the hello request with {@code BAD_OPERATION})
+     * costs its client one log line, however many calls and refresh periods follow, and every call works.
+     */
+    @Test
+    void aServerWithoutDthreadsCostsItsClientOneLine(SiteCluster cluster) {
+        List<Site> sites = cluster.start(SiteSpec.app("P", CorbaHopSite.class), Kind.JACORB.site("C", null));
+        Site c = sites.get(1);
+        long until = System.nanoTime() + Duration.ofMillis(2_000).toNanos();
+        while (System.nanoTime() < until) {
+            Kind.JACORB.call(c, "C", "P");
+        }
+        await().atMost(BOUND).until(() -> c.stderrTail().contains("does not answer site hellos"));
+        List<String> lines = c.stderrTail().lines().filter(l -> l.contains("site hello")).toList();
+        assertEquals(1, lines.size(), c.stderrTail());
+        assertTrue(lines.get(0).contains("does not run dthreads"), lines.get(0));
     }
 
     /**

@@ -63,14 +63,9 @@ final class SiteHelloRequests {
             return;
         }
         try {
-            Long until = GIVEN_UP.get(peerKey);
-            if (until != null) {
-                if (System.nanoTime() - until < 0) {
-                    return;
-                }
-                GIVEN_UP.remove(peerKey, until);
+            if (!givenUp(peerKey)) {
+                SENDERS.execute(() -> send(peerKey, target));
             }
-            SENDERS.execute(() -> send(peerKey, target));
         } catch (RejectedExecutionException busy) {
             LOG.warn("iiop-site-hello-busy", "dthreads: " + MAX_THREADS + " IIOP site hellos are still waiting for"
                     + " answers (hung peers?); skipping one, it is sent again later");
@@ -79,11 +74,25 @@ final class SiteHelloRequests {
         }
     }
 
-    private static void send(Object peerKey, Object target) {
+    /** Whether {@code peerKey} could not answer a hello less than a day ago. */
+    static boolean givenUp(Object peerKey) {
+        Long until = GIVEN_UP.get(peerKey);
+        if (until == null) {
+            return false;
+        }
+        if (System.nanoTime() - until < 0) {
+            return true;
+        }
+        GIVEN_UP.remove(peerKey, until);
+        return false;
+    }
+
+    /** Asks {@code target}'s site for its identity, on the calling thread; never throws. */
+    static void send(Object peerKey, Object target) {
         IiopMonitorTransport transport = IiopMonitorTransport.instance();
         String answer;
         try {
-            answer = transport.callText(target, RemoteMonitorSite.SITE_HELLO, KernelLink.currentClass(),
+            answer = transport.callText(IiopMonitorTransport.copyOf(target), RemoteMonitorSite.SITE_HELLO, KernelLink.currentClass(),
                     KernelLink.siteIncarnation(), 0L, 0);
         } catch (IllegalArgumentException e) {
             cannotAnswer(peerKey, target, "it runs an older dthreads (" + e.getMessage() + ")");
