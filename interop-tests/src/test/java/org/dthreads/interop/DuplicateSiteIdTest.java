@@ -21,8 +21,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 15 §5, duplicate site ids: two live sites started with the same {@code -Ddthreads.site} are reported
- * by the sites they call (and by each other when they call each other); a restart with the same id is not
- * reported; distinct ids log nothing. Over JRMP, JacORB (DSI servant, DII calls) and the GlassFish ORB
+ * by the sites they call, by a site that calls both (over IIOP: the client asks each server, op 11) and by each
+ * other when they call each other; a restart with the same id is not reported; distinct ids log nothing; a server
+ * without dthreads costs its client one line. Over JRMP, JacORB (DSI servant, DII calls) and the GlassFish ORB
  * (RMI-IIOP). The sites' hellos are refreshed every {@value #REFRESH_MILLIS} ms here (20 s by default) so
  * that the reports come quickly.
  */

@@ -23,7 +23,8 @@ import org.omg.PortableServer.Servant;
  * {@link MonitorRequestHook}. Reads the body, runs the operation with
  * {@link RemoteMonitorSite#serve} on the ORB thread serving the request (which blocks there as a local
  * entrant or waiter would), and writes the reply. Encoding: {@code docs/wire-format.md}, "Remote monitor
- * operations over IIOP".
+ * operations over IIOP". Op {@link RemoteMonitorSite#SITE_HELLO} is about the site, not the object: answered by
+ * {@link SiteHelloRequests#answer} before the servant's object is looked at.
  *
  * <p>Never throws to the ORB: a malformed body or an operation the site refuses gets an error reply (and a
  * rate-limited log line for malformed requests).

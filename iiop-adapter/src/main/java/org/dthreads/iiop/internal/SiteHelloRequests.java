@@ -19,10 +19,16 @@ import org.omg.CORBA.portable.ApplicationException;
  * {@link SiteHelloContext} tells a server who its client is, but a reply carries no context on every path
  * dthreads hooks, so a client asks the server for its identity instead: whenever a client request carries a
  * hello (so at most once per peer and refresh period), {@link #ask} hands one {@value MonitorRequestHook#OPERATION}
- * request with op {@link RemoteMonitorSite#SITE_HELLO} on the same target reference to a daemon thread. The
+ * request with op {@link RemoteMonitorSite#SITE_HELLO} to the target's object to a daemon thread. The
  * server answers ({@link #answer}, from {@code MonitorRequests}) with its {@code "ssssssss:iiiiiiiiiiiiiiii"}, as
  * over JRMP ({@code docs/wire-format.md}, "Site hellos"), and also observes the asker; the client gives the
  * answer to {@code PeerSites}. The application request is never delayed or failed by it.
+ *
+ * <p><b>A reference of its own.</b> The ask goes on a new reference made from the target's IOR
+ * ({@link IiopMonitorTransport#copyOf}), not on the application's stub: sharing the application's JacORB delegate
+ * with a concurrent request lost the replies of the application's later asynchronous (AMI) requests
+ * ({@code JacorbAmiTest} timed out on both paths). The copy costs one IOR round trip per hello, on the daemon
+ * thread; the ORB reuses the connection to the endpoint.
  *
  * <p><b>Bounds.</b> At most {@value #MAX_THREADS} asks at once (an IIOP call may wait as long as the ORB lets
  * it); one that finds them busy is dropped and comes again with the next hello. A peer that cannot answer (no
@@ -92,14 +98,15 @@ final class SiteHelloRequests {
         IiopMonitorTransport transport = IiopMonitorTransport.instance();
         String answer;
         try {
-            answer = transport.callText(IiopMonitorTransport.copyOf(target), RemoteMonitorSite.SITE_HELLO, KernelLink.currentClass(),
-                    KernelLink.siteIncarnation(), 0L, 0);
+            answer = transport.callText(IiopMonitorTransport.copyOf(target), RemoteMonitorSite.SITE_HELLO,
+                    KernelLink.currentClass(), KernelLink.siteIncarnation(), 0L, 0);
         } catch (IllegalArgumentException e) {
             cannotAnswer(peerKey, target, "it runs an older dthreads (" + e.getMessage() + ")");
             return;
         } catch (RemoteMonitorException e) {
             Throwable cause = e.getCause();
-            if (cause instanceof BAD_OPERATION || cause instanceof NO_IMPLEMENT || cause instanceof ApplicationException) {
+            if (cause instanceof BAD_OPERATION || cause instanceof NO_IMPLEMENT
+                    || cause instanceof ApplicationException) {
                 cannotAnswer(peerKey, target, "it does not run dthreads (" + cause + ")");
             } else {
                 failed(target, e);
