@@ -1,6 +1,7 @@
 package org.dthreads.interop;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,8 +21,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Issue 15 §5, duplicate site ids: two live sites started with the same {@code -Ddthreads.site} are reported
- * by the sites they call (and by each other when they call each other); a restart with the same id is not
- * reported; distinct ids log nothing. Over JRMP, JacORB (DSI servant, DII calls) and the GlassFish ORB
+ * by the sites they call, by a site that calls both (over IIOP: the client asks each server, op 11) and by each
+ * other when they call each other; a restart with the same id is not reported; distinct ids log nothing; a server
+ * without dthreads costs its client one line. Over JRMP, JacORB (DSI servant, DII calls) and the GlassFish ORB
  * (RMI-IIOP). The sites' hellos are refreshed every {@value #REFRESH_MILLIS} ms here (20 s by default) so
  * that the reports come quickly.
  */
@@ -36,21 +38,27 @@ class DuplicateSiteIdTest {
 
     /** How a scenario's sites are built and how one calls another. */
     enum Kind {
-        JRMP, JACORB, GLASSFISH;
+        JRMP, JACORB, GLASSFISH,
+        /** JacORB and the GlassFish ORB on the Portable Interceptor path ({@code -Ddthreads.iiop.path=portable}). */
+        JACORB_PORTABLE, GLASSFISH_PORTABLE;
 
         SiteSpec site(String name, String siteId) {
             SiteSpec spec = switch (this) {
                 case JRMP -> SiteSpec.app(name, HopSite.class);
-                case JACORB -> SiteSpec.app(name, CorbaHopSite.class).args("dthreads");
-                case GLASSFISH -> SiteSpec.app(name, DualProtocolSite.class).args("dthreads");
+                case JACORB, JACORB_PORTABLE -> SiteSpec.app(name, CorbaHopSite.class).args("dthreads");
+                case GLASSFISH, GLASSFISH_PORTABLE -> SiteSpec.app(name, DualProtocolSite.class).args("dthreads");
             };
             spec = spec.javaAgent(JrmpZigzagTest.AGENT).systemProperty("dthreads.peers.refreshMillis", REFRESH_MILLIS);
+            if (this == JACORB_PORTABLE || this == GLASSFISH_PORTABLE) {
+                spec = spec.systemProperty("dthreads.iiop.path", "portable");
+            }
             return siteId == null ? spec : spec.systemProperty("dthreads.site", siteId);
         }
 
         /** Site {@code from} calls site {@code to}. */
         void call(Site from, String fromName, String toName) {
-            from.run("route", this == GLASSFISH ? fromName + ",iiop:" + toName : fromName + "," + toName);
+            boolean rmiIiop = this == GLASSFISH || this == GLASSFISH_PORTABLE;
+            from.run("route", rmiIiop ? fromName + ",iiop:" + toName : fromName + "," + toName);
         }
     }
 
@@ -63,7 +71,7 @@ class DuplicateSiteIdTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(names = {"JRMP", "JACORB", "GLASSFISH"})
     void twoLiveSitesWithOneIdAreReportedByTheSiteTheyCallAndByEachOther(Kind kind, SiteCluster cluster) {
         List<Site> sites = cluster.start(kind.site("A", SHARED_ID), kind.site("B", SHARED_ID), kind.site("C", null));
         Site a = sites.get(0);
@@ -84,11 +92,52 @@ class DuplicateSiteIdTest {
     }
 
     /**
+     * A and B share an id and only serve (they call no one, so they never say hello by a request of theirs); C
+     * calls both and reports them: over IIOP it learns a server's identity by asking it (op 11 on the monitor
+     * operation channel), on JacORB (DSI servant, DII calls) and the GlassFish ORB (RMI-IIOP), on the fast
+     * paths and the Portable Interceptor path. A and B log nothing about hellos.
+     */
+    @ParameterizedTest
+    @EnumSource(names = {"JACORB", "GLASSFISH", "JACORB_PORTABLE", "GLASSFISH_PORTABLE"})
+    void twoServersWithOneIdAreReportedByAClientOfBoth(Kind kind, SiteCluster cluster) {
+        List<Site> sites = cluster.start(kind.site("A", SHARED_ID), kind.site("B", SHARED_ID), kind.site("C", null));
+        Site c = sites.get(2);
+        await().atMost(BOUND).until(() -> {
+            kind.call(c, "C", "A");
+            kind.call(c, "C", "B");
+            return c.stderrTail().contains(DUPLICATE);
+        });
+        String line = lineWith(c.stderrTail(), DUPLICATE);
+        assertTrue(line.contains("iiop server") && line.contains("-Ddthreads.site"), line);
+        for (Site s : sites) {
+            assertFalse(s.stderrTail().contains("site hello"), s.stderrTail());
+        }
+    }
+
+    /**
+     * A server without dthreads (plain JacORB, no agent: it answers the hello request with {@code BAD_OPERATION})
+     * costs its client one log line, however many calls and refresh periods follow, and every call works.
+     */
+    @Test
+    void aServerWithoutDthreadsCostsItsClientOneLine(SiteCluster cluster) {
+        List<Site> sites = cluster.start(SiteSpec.app("P", CorbaHopSite.class), Kind.JACORB.site("C", null));
+        Site c = sites.get(1);
+        long until = System.nanoTime() + Duration.ofMillis(2_000).toNanos();
+        while (System.nanoTime() < until) {
+            Kind.JACORB.call(c, "C", "P");
+        }
+        await().atMost(BOUND).until(() -> c.stderrTail().contains("does not answer site hellos"));
+        List<String> lines = c.stderrTail().lines().filter(l -> l.contains("site hello")).toList();
+        assertEquals(1, lines.size(), c.stderrTail());
+        assertTrue(lines.get(0).contains("does not run dthreads"), lines.get(0));
+    }
+
+    /**
      * A1 calls C and is killed; A2, started with A1's id, calls C for several refresh periods: nothing is
      * reported. Then B, with the same id again, calls C while A2 lives: reported (the hellos did flow).
      */
     @ParameterizedTest
-    @EnumSource(Kind.class)
+    @EnumSource(names = {"JRMP", "JACORB", "GLASSFISH"})
     void aRestartWithTheSameIdIsNotReported(Kind kind, SiteCluster cluster) {
         List<Site> first = cluster.start(kind.site("A1", SHARED_ID), kind.site("C", null));
         Site c = first.get(1);

@@ -85,10 +85,12 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
             } else {
                 threadClass = OnewayClasses.classFor(ri.operation());
             }
-            byte[] identity = SiteHelloContext.identityBody(threadClass, awaited ? peerKey(ri) : null);
+            Object peer = awaited ? peerKey(ri) : null;
+            byte[] identity = SiteHelloContext.identityBody(threadClass, peer);
             ri.add_request_service_context(new ServiceContext(IdentityContext.ID, identity), true);
             if (SiteHelloContext.flagged(identity)) {
                 ri.add_request_service_context(new ServiceContext(SiteHelloContext.ID, SiteHelloContext.own()), true);
+                SiteHelloRequests.ask(peer, targetOrNull(ri)); // the reply carries no hello: ask the server
             }
             if (awaited) {
                 PendingReplies.sent(ri.request_id(), targetOrNull(ri));

@@ -91,6 +91,10 @@ final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
             twoWay = !request.isOneWay();
             if (twoWay) {
                 PendingReplies.sent(request.getRequestId(), self);
+                if (request.getRequestServiceContexts().get(SiteHelloContext.ID) != null) {
+                    // this request carries a hello (addServiceContexts); the reply carries none: ask the server
+                    SiteHelloRequests.ask(peerKey(request), self);
+                }
             }
         } catch (Throwable t) {
             Safety.rethrowFatal(t);

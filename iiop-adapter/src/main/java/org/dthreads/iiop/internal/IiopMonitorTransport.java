@@ -103,6 +103,19 @@ public final class IiopMonitorTransport implements RemoteMonitorTransport {
         return null;
     }
 
+    /**
+     * A new reference to {@code target}'s object, with a delegate of its own (through its IOR), or {@code target}
+     * itself if it cannot be copied: for requests that must not share the application's delegate.
+     */
+    static Object copyOf(Object target) {
+        Ref r = ref(target);
+        if (r == null) {
+            return target;
+        }
+        org.omg.CORBA.ORB orb = r.delegate().orb(r.self());
+        return orb.string_to_object(orb.object_to_string(r.self()));
+    }
+
     @Override
     public boolean handles(Object target) {
         return ref(target) != null;

@@ -80,10 +80,12 @@ public final class JacorbHooks {
                 token = TWO_WAY;
                 warnIfSingleThreadModel(ros);
             }
-            byte[] identity = SiteHelloContext.identityBody(threadClass, token == TWO_WAY ? peerKey(ros) : null);
+            Object peer = token == TWO_WAY ? peerKey(ros) : null;
+            byte[] identity = SiteHelloContext.identityBody(threadClass, peer);
             ros.addServiceContext(new ServiceContext(IdentityContext.ID, identity));
             if (SiteHelloContext.flagged(identity)) {
                 ros.addServiceContext(new ServiceContext(SiteHelloContext.ID, SiteHelloContext.own()));
+                SiteHelloRequests.ask(peer, self); // the reply carries no hello: ask the server for its identity
             }
             if (token == TWO_WAY) {
                 PendingReplies.sent(ros.requestId(), self);

@@ -23,7 +23,8 @@ import org.omg.PortableServer.Servant;
  * {@link MonitorRequestHook}. Reads the body, runs the operation with
  * {@link RemoteMonitorSite#serve} on the ORB thread serving the request (which blocks there as a local
  * entrant or waiter would), and writes the reply. Encoding: {@code docs/wire-format.md}, "Remote monitor
- * operations over IIOP".
+ * operations over IIOP". Op {@link RemoteMonitorSite#SITE_HELLO} is about the site, not the object: answered by
+ * {@link SiteHelloRequests#answer} before the servant's object is looked at.
  *
  * <p>Never throws to the ORB: a malformed body or an operation the site refuses gets an error reply (and a
  * rate-limited log line for malformed requests).
@@ -164,6 +165,9 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
 
     /** Runs one decoded request on the servant's object. */
     private static Outcome run(Object servant, int op, int nanos, long cls, long token, long arg, Object handler) {
+        if (op == RemoteMonitorSite.SITE_HELLO) { // about the site, not the object
+            return new Outcome(MonitorWire.OK, 0L, SiteHelloRequests.answer(cls, token, peerOf(handler, cls)));
+        }
         Object target;
         try {
             target = target(servant);
@@ -183,7 +187,7 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         } catch (IllegalMonitorStateException e) {
             return Outcome.error(MonitorWire.ILLEGAL_MONITOR_STATE, message(e));
         } catch (IllegalArgumentException e) {
-            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.PROBE_EDGES) {
+            if (op < RemoteMonitorSite.ENTER || op > RemoteMonitorSite.SITE_HELLO) {
                 LOG.warn("unknown-monitor-op", "dthreads: " + MonitorRequestHook.OPERATION + " request with unknown"
                         + " operation code " + op + " answered with an error");
             }

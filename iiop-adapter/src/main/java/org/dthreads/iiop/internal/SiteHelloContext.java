@@ -21,7 +21,9 @@ import org.dthreads.internal.RateLimitedLog;
  * continue), and marks that request's identity context ({@link IdentityContext}, whose padding receivers
  * ignore) with {@link #FLAG} in byte 1, so that a server on the Portable Interceptor path asks for this context
  * only when it is there (asking for an absent one costs an exception). The server gives the sender's id and
- * incarnation to {@code PeerSites} ({@link #observe}). Every other request carries nothing more.
+ * incarnation to {@code PeerSites} ({@link #observe}). Every other request carries nothing more. The reply
+ * carries no hello: the client asks the server for its identity with a separate request
+ * ({@link SiteHelloRequests}).
  *
  * <p>Stateless apart from {@link PeerHellos}' table; thread-safe. Nothing here throws: a malformed body is
  * logged (rate-limited) and ignored, and the request is served as usual.
