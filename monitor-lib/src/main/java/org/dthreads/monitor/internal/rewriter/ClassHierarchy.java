@@ -19,6 +19,13 @@ import org.objectweb.asm.Opcodes;
  * loaders may define a {@code java.*} class, so whichever loader asks reads the same class file, and every
  * class rewritten asks again for the same few ({@code Object}, {@code Throwable}, {@code Serializable}); without
  * it each rewrite read them anew through the loader's resources. Bounded by the JDK's {@code java.*} types.
+ *
+ * <p>Other types' super-types read through a loader's resources are kept per loader ({@link #BY_LOADER}, weakly
+ * keyed; the values hold strings only, so they never keep a loader alive): each rewrite used to read the same
+ * application super-types again, and a resource look-up through the application loader first searches every
+ * JDK module (the parents' delegation) before the class path. What a rewrite reads is unchanged: the same
+ * resource through the same loader, once; a failed read is not kept (it is asked again, as before). The class
+ * being rewritten ({@link #seed}) stays in the instance's own map.
  */
 final class ClassHierarchy {
 
@@ -34,8 +41,16 @@ final class ClassHierarchy {
     /** {@code java/} types' super-types, read once per JVM (see the class comment). */
     private static final Map<String, Info> JDK = new ConcurrentHashMap<>();
 
+    /** Non-{@code java/} types' super-types as read through each loader's resources (see the class comment). */
+    private static final Map<ClassLoader, Map<String, Info>> BY_LOADER =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    /** The same for the bootstrap loader (read through the platform loader). */
+    private static final Map<String, Info> BOOT = new ConcurrentHashMap<>();
+
     private final ClassLoader loader;
     private final Map<String, Info> cache = new ConcurrentHashMap<>();
+    /** This loader's entry of {@link #BY_LOADER} (or {@link #BOOT}). */
+    private final Map<String, Info> loaderTypes;
     /** Declared methods ({@code name + descriptor}) by type, read only when a call's resolution needs them. */
     private final Map<String, java.util.Set<String>> methods = new ConcurrentHashMap<>();
     /** The class being rewritten (its methods are read from it, when asked). */
@@ -43,6 +58,7 @@ final class ClassHierarchy {
 
     ClassHierarchy(ClassLoader loader) {
         this.loader = loader;
+        this.loaderTypes = loader == null ? BOOT : BY_LOADER.computeIfAbsent(loader, l -> new ConcurrentHashMap<>());
     }
 
     /**
@@ -145,13 +161,11 @@ final class ClassHierarchy {
         if (type.startsWith("[")) {
             return new Info("java/lang/Object", new String[0], false);
         }
-        boolean jdk = type.startsWith("java/");
-        Info read = jdk ? JDK.get(type) : null;
+        Map<String, Info> shared = type.startsWith("java/") ? JDK : loaderTypes;
+        Info read = shared.get(type);
         if (read == null) {
             read = read(type);
-            if (jdk) {
-                JDK.put(type, read);
-            }
+            shared.put(type, read);
         }
         cache.put(type, read);
         return read;
