@@ -129,6 +129,7 @@ class AwaitRobustnessTest {
         Object lock = new Object();
         List<String> wrong = new ArrayList<>();
         int metInsideAWait = 0;
+        List<String> rounds = new ArrayList<>();
         for (int r = 0; r < ROUNDS && wrong.isEmpty(); r++) {
             Round round = new Round();
             try {
@@ -165,9 +166,12 @@ class AwaitRobustnessTest {
             if (round.inWait && round.waits > 1) { // waits returned, then one failed
                 metInsideAWait++;
             }
+            rounds.add("round " + r + ": deepest " + round.deepest + ", waits from " + round.waitFrom + ", "
+                    + round.waits + " waits, ended " + (round.inWait ? "inside a wait" : "outside a wait"));
         }
         assertEquals(List.of(), wrong);
-        assertTrue(metInsideAWait > 0, "no round met the end of the stack inside a wait: the test tested nothing");
+        assertTrue(metInsideAWait > 0, "no round met the end of the stack inside a wait: the test tested nothing: "
+                + rounds);
         assertTrue(aNotifyReachesTheNextWaiter(lock), "a notify was spent on a wait that had failed");
     }
 
