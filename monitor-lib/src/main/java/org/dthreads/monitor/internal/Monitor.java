@@ -573,8 +573,17 @@ final class Monitor extends WaitSet {
                     return TOOK_OVER;
                 }
             }
-            if (me.frozenHolds > 0 && isFrozenHere(me)) {
-                return BLOCKED_ORPHAN;
+            if (me.frozenHolds > 0) {
+                // the owner read above and the frozen levels are one look under the queue lock: a stale owner
+                // with levels handed back meanwhile (our hold is the owner now) must not read as NOT_OWNER
+                synchronized (this) {
+                    if (getOwnerVolatile() != h) {
+                        continue;
+                    }
+                    if (isFrozenHereLocked(me)) {
+                        return BLOCKED_ORPHAN;
+                    }
+                }
             }
             return NOT_OWNER;
         }
