@@ -5,9 +5,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
+import org.dthreads.internal.SiteHelloAnswer;
 import org.dthreads.monitor.RemoteMonitorException;
 import org.dthreads.monitor.spi.RemoteMonitorSite;
 import org.omg.CORBA.BAD_OPERATION;
@@ -116,13 +116,7 @@ final class SiteHelloRequests {
             failed(target, e);
             return;
         }
-        long[] identity = parse(answer);
-        if (identity == null) {
-            LOG.warn("iiop-site-hello-malformed-answer", "dthreads: malformed site hello answer from "
-                    + transport.describe(target) + ": " + clip(answer));
-            return;
-        }
-        KernelLink.observePeer((int) identity[0], identity[1], "iiop server " + transport.describe(target));
+        SiteHelloAnswer.read(answer, "iiop server " + transport.describe(target), LOG, "iiop-");
     }
 
     private static void cannotAnswer(Object peerKey, Object target, String why) {
@@ -146,40 +140,9 @@ final class SiteHelloRequests {
      * @param threadClass a class of the asking site (its site half is the asker's site id)
      * @param incarnation the asker's incarnation token
      * @param peer where the hello came from, for log lines
-     * @return this site's {@link #format}, also for a malformed hello (logged, nothing observed)
+     * @return this site's {@link SiteHelloAnswer#format}, also for a malformed hello (logged, nothing observed)
      */
     static String answer(long threadClass, long incarnation, String peer) {
-        if (!ThreadClass.isValid(threadClass) || incarnation == 0) {
-            LOG.warn("iiop-site-hello-malformed", "dthreads: malformed site hello from " + peer + " (class 0x"
-                    + Long.toHexString(threadClass) + ", incarnation 0x" + Long.toHexString(incarnation)
-                    + "; both must be non-zero, the class's halves too); ignored");
-        } else {
-            KernelLink.observePeer(ThreadClass.siteId(threadClass), incarnation, peer);
-        }
-        return format(KernelLink.siteId(), KernelLink.siteIncarnation());
-    }
-
-    /** {@code "ssssssss:iiiiiiiiiiiiiiii"}: site id (8 hex digits) and incarnation (16 hex digits). */
-    static String format(int siteId, long incarnation) {
-        return String.format("%08x:%016x", siteId, incarnation);
-    }
-
-    /** {@code {siteId, incarnation}} of a {@link #format}ted answer, or null if it is malformed or has a zero. */
-    static long[] parse(String answer) {
-        if (answer == null || answer.length() != 25 || answer.charAt(8) != ':') {
-            return null;
-        }
-        for (int i = 0; i < 25; i++) {
-            if (i != 8 && Character.digit(answer.charAt(i), 16) < 0) {
-                return null;
-            }
-        }
-        long site = Long.parseLong(answer.substring(0, 8), 16);
-        long incarnation = Long.parseUnsignedLong(answer.substring(9), 16);
-        return site == 0 || incarnation == 0 ? null : new long[] {site, incarnation};
-    }
-
-    private static String clip(String s) {
-        return s == null ? "null" : s.length() > 80 ? s.substring(0, 80) + "..." : s;
+        return SiteHelloAnswer.serve(threadClass, incarnation, peer, LOG, "iiop-");
     }
 }

@@ -7,10 +7,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.PeerHellos;
 import org.dthreads.internal.RateLimitedLog;
+import org.dthreads.internal.SiteHelloAnswer;
 import org.dthreads.monitor.spi.RemoteMonitorSite;
 
 /**
@@ -88,13 +88,7 @@ public final class SiteHellos {
             failed(endpoint, e);
             return;
         }
-        long[] identity = parse(answer);
-        if (identity == null) {
-            LOG.warn("site-hello-malformed-answer", "dthreads: malformed site hello answer from " + endpoint + ": "
-                    + clip(answer));
-            return;
-        }
-        KernelLink.observePeer((int) identity[0], identity[1], "jrmp " + endpoint);
+        SiteHelloAnswer.read(answer, "jrmp " + endpoint, LOG, "");
     }
 
     private static void cannotAnswer(String endpoint, String why) {
@@ -113,40 +107,9 @@ public final class SiteHellos {
      * @param threadClass a class of the asking site (its site half is the asker's site id)
      * @param incarnation the asker's incarnation token
      * @param clientHost where the hello came from, for log lines
-     * @return this site's {@link #format}, also for a malformed hello (logged, nothing observed)
+     * @return this site's {@link SiteHelloAnswer#format}, also for a malformed hello (logged, nothing observed)
      */
     static String answer(long threadClass, long incarnation, String clientHost) {
-        if (!ThreadClass.isValid(threadClass) || incarnation == 0) {
-            LOG.warn("site-hello-malformed", "dthreads: malformed site hello from " + clientHost + " (class 0x"
-                    + Long.toHexString(threadClass) + ", incarnation 0x" + Long.toHexString(incarnation)
-                    + "; both must be non-zero, the class's halves too); ignored");
-        } else {
-            KernelLink.observePeer(ThreadClass.siteId(threadClass), incarnation, "jrmp client " + clientHost);
-        }
-        return format(KernelLink.siteId(), KernelLink.siteIncarnation());
-    }
-
-    /** {@code "ssssssss:iiiiiiiiiiiiiiii"}: site id (8 hex digits) and incarnation (16 hex digits). */
-    static String format(int siteId, long incarnation) {
-        return String.format("%08x:%016x", siteId, incarnation);
-    }
-
-    /** {@code {siteId, incarnation}} of a {@link #format}ted answer, or null if it is malformed or has a zero. */
-    static long[] parse(String answer) {
-        if (answer == null || answer.length() != 25 || answer.charAt(8) != ':') {
-            return null;
-        }
-        for (int i = 0; i < 25; i++) {
-            if (i != 8 && Character.digit(answer.charAt(i), 16) < 0) {
-                return null;
-            }
-        }
-        long site = Long.parseLong(answer.substring(0, 8), 16);
-        long incarnation = Long.parseUnsignedLong(answer.substring(9), 16);
-        return site == 0 || incarnation == 0 ? null : new long[] {site, incarnation};
-    }
-
-    private static String clip(String s) {
-        return s == null ? "null" : s.length() > 80 ? s.substring(0, 80) + "..." : s;
+        return SiteHelloAnswer.serve(threadClass, incarnation, "jrmp client " + clientHost, LOG, "");
     }
 }
