@@ -58,6 +58,30 @@ class RemoteLeaseTest {
         assertThrows(IllegalMonitorStateException.class, () -> RemoteMonitorSite.exit(token));
     }
 
+    /** The SPI for an adapter that can tell a holder's connection is gone (docs/remote-monitors.md). */
+    @Test
+    void aCancelledLeaseFreesTheMonitorAtOnceAndTheHoldersNextOperationFails() throws Exception {
+        Object target = new Object();
+        long token = RemoteMonitorSite.enter(target, REMOTE, "peer-c", 60_000);
+        RemoteMonitorSite.enter(target, REMOTE, "peer-c", 60_000); // two levels: a cancel drops them all
+        AtomicInteger localIn = new AtomicInteger();
+        Thread local = daemon("local", () -> {
+            Monitors.enter(target);
+            localIn.incrementAndGet();
+            Monitors.exit(target);
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> local.getState() == Thread.State.TIMED_WAITING
+                || local.getState() == Thread.State.WAITING);
+        RemoteMonitorSite.cancel(token);
+        local.join(SECONDS.toMillis(10)); // long before the 60 s lease
+        assertEquals(1, localIn.get());
+        assertFalse(RemoteMonitorSite.holds(token));
+        assertFalse(RemoteMonitorSite.renew(token));
+        assertThrows(IllegalMonitorStateException.class, () -> RemoteMonitorSite.exit(token));
+        RemoteMonitorSite.cancel(token); // twice, and an unknown token: ignored
+        RemoteMonitorSite.cancel(0x1234L);
+    }
+
     @Test
     void anExpiredLeaseIsRevokedAndTheHoldersNextOperationFails() throws Exception {
         Object target = new Object();
