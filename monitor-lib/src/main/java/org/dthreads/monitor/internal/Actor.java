@@ -62,6 +62,8 @@ class Actor {
     boolean exitCommitted;
     /** The slot monitors this thread acquired and still holds, for diagnostics; null until its first. */
     HeldSlotMonitors heldSlots;
+    /** This thread's entry in the suspended-threads table, made once and put back for each outgoing call. */
+    SuspendedThreads.Entry suspendedEntry;
 
     Actor(Thread thread) {
         this.thread = thread;
