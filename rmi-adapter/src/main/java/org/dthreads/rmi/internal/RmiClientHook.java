@@ -137,7 +137,8 @@ public final class RmiClientHook {
         }
         int n = args == null ? 0 : args.length;
         Object[] twinArgs = new Object[n + 1];
-        twinArgs[0] = KernelLink.currentClass();
+        long threadClass = KernelLink.currentClass();
+        twinArgs[0] = threadClass;
         if (n > 0) {
             System.arraycopy(args, 0, twinArgs, 1, n);
         }
@@ -145,7 +146,9 @@ public final class RmiClientHook {
         // act as the owner of the monitors the class holds (see OutgoingCalls).
         OutgoingCalls.begin(target); // an interrupt of this thread is forwarded to the target's site
         try {
-            Object result = ref.invoke(target, twin.method(), twinArgs, twin.hash());
+            Object result = CallbackMode.ORIGINAL // a static final: the default mode keeps the direct call
+                    ? CallbackOutgoingCall.invoke(ref, target, twin.method(), twinArgs, twin.hash(), threadClass)
+                    : ref.invoke(target, twin.method(), twinArgs, twin.hash());
             sayHello(ref, target);
             return result;
         } catch (ServerException e) {

@@ -1,0 +1,106 @@
+package org.dthreads.interop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import example.callbacks.RelaySite;
+import java.time.Duration;
+import java.util.List;
+import org.dthreads.junit.DeadlockEvidence;
+import org.dthreads.junit.Site;
+import org.dthreads.junit.SiteCluster;
+import org.dthreads.junit.SiteSpec;
+import org.dthreads.junit.SitesExtension;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code -Ddthreads.callbacks=original} over JRMP between separate JVMs (issue 18): a callback whose class has a
+ * thread of this site waiting in an outgoing call runs on that thread, so a zigzag through a native-mode monitor
+ * completes, and the callback sees the thread's {@code ThreadLocal}s and the same {@code Thread} object. The
+ * controls run the same routes in the default (take-over) mode: the native zigzags deadlock there, and the
+ * callback runs on another thread.
+ *
+ * <p>Trail notation ({@link RelaySite}): {@code SITE[thread,tl]}, thread {@code first|same|other}, tl
+ * {@code fresh|seen}.
+ */
+@ExtendWith(SitesExtension.class)
+class OriginalThreadCallbacksTest {
+
+    @BeforeAll
+    static void agentIsBuilt() {
+        JrmpZigzagTest.agentIsBuilt();
+    }
+
+    static List<Site> start(SiteCluster cluster, boolean original, String... names) {
+        SiteSpec[] specs = new SiteSpec[names.length];
+        for (int i = 0; i < names.length; i++) {
+            SiteSpec spec = SiteSpec.app(names[i], RelaySite.class).javaAgent(JrmpZigzagTest.AGENT);
+            specs[i] = original ? spec.systemProperty("dthreads.callbacks", "original") : spec;
+        }
+        return cluster.start(specs);
+    }
+
+    @Test
+    void aZigzagThroughAVectorsMonitorCompletesOnTheOriginalThread(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A", "vector"));
+        assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen]", trail);
+    }
+
+    @Test
+    void controlInTakeOverModeTheVectorZigzagDeadlocks(SiteCluster cluster) {
+        List<Site> sites = start(cluster, false, "A", "B");
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
+                () -> sites.get(0).run("route", "A,B,A", "vector"));
+        String dumpA = evidence.report("A").threadDump();
+        assertTrue(dumpA.contains("RelaySite$Node.hop") && dumpA.contains("java.util.Vector"), evidence::toString);
+    }
+
+    @Test
+    void aZigzagThroughSystemOutCompletesOnTheOriginalThread(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A", "out"));
+        assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen]", trail);
+    }
+
+    @Test
+    void controlInTakeOverModeTheSystemOutZigzagDeadlocks(SiteCluster cluster) {
+        List<Site> sites = start(cluster, false, "A", "B");
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
+                () -> sites.get(0).run("route", "A,B,A", "out"));
+        assertTrue(evidence.report("A").threadDump().contains("RelaySite$Node.hop"), evidence::toString);
+    }
+
+    @Test
+    void theCallbackSeesTheThreadLocalAndTheSameThreadObject(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A", "none"));
+        assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen]", trail);
+    }
+
+    @Test
+    void controlInTakeOverModeTheCallbackRunsOnAnotherThreadWithoutTheThreadLocal(SiteCluster cluster) {
+        List<Site> sites = start(cluster, false, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A", "none"));
+        assertEquals("A[first,fresh] > B[first,fresh] > A[other,fresh]", trail);
+    }
+
+    @Test
+    void aNestedZigzagOfDepthThreeRunsEveryHopOfASiteOnOneThread(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        // B's second visit is a callback of A's class on B: it runs on B's server thread that waits in its
+        // outgoing call of that class, the one holding B's Vector
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20),
+                () -> sites.get(0).run("route", "A,B,A,B,A", "vector"));
+        assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen] > B[same,seen] > A[same,seen]", trail);
+    }
+
+    @Test
+    void aCallbackThatWaitsOnAnEmulatedMonitorIsNotifiedAndCompletes(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A,B", "wait"));
+        assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen] > B[same,seen]", trail);
+    }
+}
