@@ -14,7 +14,8 @@ public interface Relay extends Remote {
      * @param mode what each visit holds across the forward: {@code vector} ({@code synchronized} on a
      *     {@code java.util.Vector}: a native-mode monitor), {@code out} ({@code synchronized (System.out)}),
      *     {@code wait} (the relay's own emulated monitor; a callback visit also waits on it until a fresh local
-     *     thread notifies), {@code none}
+     *     thread notifies), {@code late} (as {@code vector}, but the first visit of a site other than the first
+     *     takes 2 s before it forwards), {@code none}
      */
     String hop(List<Relay> route, int index, String token, String mode) throws RemoteException;
 }

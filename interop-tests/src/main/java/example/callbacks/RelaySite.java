@@ -38,8 +38,13 @@ public final class RelaySite implements SiteApp {
                     route.add((Relay) LocateRegistry.getRegistry(host, port).lookup("relay"));
                 }
             }
-            return node.hop(route, 0, UUID.randomUUID().toString(), args.get(1));
+            try {
+                return node.hop(route, 0, UUID.randomUUID().toString(), args.get(1));
+            } catch (RemoteException e) {
+                return "failed: " + e.getClass().getName() + ": " + e.getMessage();
+            }
         });
+        ctx.step("journal", args -> String.join(" ; ", new ArrayList<>(node.journal)));
     }
 
     static final class Node implements Relay {
@@ -62,6 +67,11 @@ public final class RelaySite implements SiteApp {
             ROUTE.set(token);
             String here = name + "[" + thread + "," + tl + "]";
             switch (mode) {
+                case "late":
+                    if (index > 0 && first == null) {
+                        slowService(); // the caller's response timeout passes meanwhile
+                    }
+                    // fall through: the callback then locks the Vector like mode "vector"
                 case "vector":
                     synchronized (journal) { // a JDK collection that locks itself: native mode
                         journal.add(here);
@@ -81,6 +91,15 @@ public final class RelaySite implements SiteApp {
                     }
                 default:
                     return forward(route, index, token, mode, here);
+            }
+        }
+
+        /** A service slower than the caller's {@code sun.rmi.transport.tcp.responseTimeout}: 2 s of this thread. */
+        private static void slowService() {
+            try {
+                java.util.concurrent.TimeUnit.SECONDS.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
 

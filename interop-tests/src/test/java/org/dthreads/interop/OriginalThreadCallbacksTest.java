@@ -1,5 +1,6 @@
 package org.dthreads.interop;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -102,5 +103,19 @@ class OriginalThreadCallbacksTest {
         List<Site> sites = start(cluster, true, "A", "B");
         String trail = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A,B", "wait"));
         assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen] > B[same,seen]", trail);
+    }
+
+    @Test
+    void aCallbackArrivingAfterTheCallerTimedOutIsServedOnAServerThreadNotLost(SiteCluster cluster) {
+        // the orphan rule: A's call to B times out (1 s) while B works (2 s); B's callback then finds no thread of
+        // its class waiting at A and is served on A's server thread, as in take-over mode, instead of hanging
+        List<Site> sites = cluster.start(
+                SiteSpec.app("A", RelaySite.class).javaAgent(JrmpZigzagTest.AGENT).systemProperty("dthreads.callbacks", "original")
+                        .systemProperty("sun.rmi.transport.tcp.responseTimeout", "1000"),
+                SiteSpec.app("B", RelaySite.class).javaAgent(JrmpZigzagTest.AGENT).systemProperty("dthreads.callbacks", "original"));
+        String result = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> sites.get(0).run("route", "A,B,A", "late"));
+        assertTrue(result.startsWith("failed: java.rmi.") && result.contains("SocketTimeoutException"), result);
+        await().atMost(Duration.ofSeconds(15)).until(() -> sites.get(0).run("journal").contains("A[other,fresh]"));
+        assertEquals("A[first,fresh] ; A[other,fresh]", sites.get(0).run("journal"));
     }
 }
