@@ -216,4 +216,43 @@ class CallbackMailboxTest {
         assertNull(second.get());
         assertSame(original, box().owner());
     }
+
+    @Test
+    void underRacingServersWithTinyQueueBoundsEveryInvocationRunsExactlyOnce() throws Throwable {
+        startOriginal();
+        int servers = 3;
+        int perServer = 2000;
+        java.util.concurrent.atomic.AtomicInteger byOriginal = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger byServer = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger twice = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> threads = new java.util.ArrayList<>();
+        for (int s = 0; s < servers; s++) {
+            long seed = s;
+            threads.add(new Thread(() -> {
+                java.util.Random random = new java.util.Random(seed);
+                for (int i = 0; i < perServer; i++) {
+                    java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+                    CallbackInvocation call = new CallbackInvocation(threadClass, (Supplier<Object>) () -> {
+                        runs.incrementAndGet();
+                        byOriginal.incrementAndGet();
+                        return null;
+                    }, GET, new Object[0], Thread.currentThread());
+                    if (!box().offer(call) || !call.awaitRunner(random.nextInt(20_000))) {
+                        runs.incrementAndGet(); // the server serves it itself
+                        byServer.incrementAndGet();
+                    }
+                    if (runs.get() != 1) {
+                        twice.incrementAndGet();
+                    }
+                }
+            }, "server-" + s));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join(60_000);
+            assertFalse(t.isAlive(), "a server hung");
+        }
+        assertEquals(0, twice.get(), "an invocation ran twice or not at all");
+        assertEquals(servers * perServer, byOriginal.get() + byServer.get());
+    }
 }
