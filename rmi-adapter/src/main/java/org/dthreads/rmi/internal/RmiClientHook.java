@@ -36,7 +36,9 @@ import org.dthreads.monitor.spi.OutgoingCalls;
  * <h2>Threading</h2>
  * Called concurrently by any application thread. The twin table is a {@link ClassValue} (computed
  * once per interface); the plain-endpoint set is a concurrent set, bounded. Never throws anything
- * the plain path would not have thrown.
+ * the plain path would not have thrown. With {@code -Ddthreads.callbacks=original} ({@link CallbackMode}) the
+ * twin call is made by a helper thread while the calling thread waits on its mailbox and runs the callbacks of
+ * its class meanwhile ({@link CallbackOutgoingCall}).
  *
  * <p>Runs on the bootstrap path; JDK, dthreads-api and monitor-lib runtime types only.
  */
