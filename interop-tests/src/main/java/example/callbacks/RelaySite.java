@@ -51,6 +51,7 @@ public final class RelaySite implements SiteApp {
         private static final ThreadLocal<String> ROUTE = new ThreadLocal<>();
         private final String name;
         private final Vector<String> journal = new Vector<>();
+        private final Vector<String> ledger = new Vector<>(); // a second native-mode monitor, for mode abba
         private final ConcurrentHashMap<String, Thread> firstVisitor = new ConcurrentHashMap<>();
         private boolean opened; // guarded by this (emulated)
 
@@ -67,6 +68,8 @@ public final class RelaySite implements SiteApp {
             ROUTE.set(token);
             String here = name + "[" + thread + "," + tl + "]";
             switch (mode) {
+                case "abba":
+                    return abba(route, index, token, mode, here, first != null);
                 case "late":
                     if (index > 0 && first == null) {
                         slowService(); // the caller's response timeout passes meanwhile
@@ -91,6 +94,50 @@ public final class RelaySite implements SiteApp {
                     }
                 default:
                     return forward(route, index, token, mode, here);
+            }
+        }
+
+        /**
+         * Mode {@code abba}: the route's first visit holds {@code journal} across its call after a local thread
+         * took {@code ledger} and went for {@code journal}; the callback visit then takes {@code ledger}. Both
+         * monitors are native, so the deadlock is local to this JVM once the callback runs on the first
+         * visitor's thread, and the JVM can see it.
+         */
+        private String abba(List<Relay> route, int index, String token, String mode, String here, boolean callback)
+                throws RemoteException {
+            if (index == 0) {
+                java.util.concurrent.CountDownLatch ledgerHeld = new java.util.concurrent.CountDownLatch(1);
+                java.util.concurrent.CountDownLatch journalHeld = new java.util.concurrent.CountDownLatch(1);
+                Thread other = new Thread(() -> {
+                    synchronized (ledger) {
+                        ledgerHeld.countDown();
+                        awaitLatch(journalHeld);
+                        synchronized (journal) {
+                            ledger.add("other");
+                        }
+                    }
+                }, "relay-abba-other");
+                other.setDaemon(true);
+                other.start();
+                awaitLatch(ledgerHeld);
+                synchronized (journal) {
+                    journalHeld.countDown();
+                    return forward(route, index, token, mode, here);
+                }
+            }
+            if (callback) {
+                synchronized (ledger) {
+                    ledger.add(here);
+                }
+            }
+            return forward(route, index, token, mode, here);
+        }
+
+        private static void awaitLatch(java.util.concurrent.CountDownLatch latch) {
+            try {
+                latch.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
 

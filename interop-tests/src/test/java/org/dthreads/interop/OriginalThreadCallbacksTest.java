@@ -118,4 +118,27 @@ class OriginalThreadCallbacksTest {
         await().atMost(Duration.ofSeconds(15)).until(() -> sites.get(0).run("journal").contains("A[other,fresh]"));
         assertEquals("A[first,fresh] ; A[other,fresh]", sites.get(0).run("journal"));
     }
+
+    @Test
+    void aLocalAbbaOnNativeMonitorsReachedThroughACallbackIsSeenByTheJvm(SiteCluster cluster) {
+        List<Site> sites = start(cluster, true, "A", "B");
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
+                () -> sites.get(0).run("route", "A,B,A", "abba"));
+        String check = jvmDeadlockCheck(evidence.report("A").threadDump());
+        assertTrue(check.contains("\"relay-abba-other\"") && check.contains("\"dthreads-step-route"), check);
+    }
+
+    @Test
+    void controlInTakeOverModeTheJvmCannotSeeThatDeadlock(SiteCluster cluster) {
+        List<Site> sites = start(cluster, false, "A", "B");
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
+                () -> sites.get(0).run("route", "A,B,A", "abba"));
+        String check = jvmDeadlockCheck(evidence.report("A").threadDump());
+        assertTrue(check.contains(": none"), check);
+    }
+
+    /** The line of the kit's thread dump that reports {@code ThreadMXBean.findDeadlockedThreads()}. */
+    private static String jvmDeadlockCheck(String threadDump) {
+        return threadDump.lines().filter(l -> l.contains("findDeadlockedThreads")).findFirst().orElse("no check in: " + threadDump);
+    }
 }
