@@ -26,12 +26,13 @@ public final class CallbackMode {
 
     /**
      * How long a callback waits in the original thread's queue before it gives up and runs on its own server
-     * thread as in take-over mode ({@code -Ddthreads.callbacks.queueMillis}, default 5000). A callback queues
+     * thread as in take-over mode ({@code -Ddthreads.callbacks.queueMillis}, default 5000, at most a day; an
+     * unreadable value is the default). A callback queues
      * only while the original thread runs another callback of its class; the bound keeps a callback that waits
      * for a later one of the same class from hanging both.
      */
     public static final long QUEUE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
-            Long.getLong("dthreads.callbacks.queueMillis", 5000L));
+            Math.max(0L, Math.min(Long.getLong("dthreads.callbacks.queueMillis", 5000L), 86_400_000L)));
 
     private CallbackMode() {}
 
