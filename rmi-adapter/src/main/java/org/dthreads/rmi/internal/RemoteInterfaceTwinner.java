@@ -3,6 +3,7 @@ package org.dthreads.rmi.internal;
 import java.util.ArrayList;
 import java.util.List;
 import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.Handle;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
@@ -21,6 +22,10 @@ import org.objectweb.asm.Type;
  *
  * <p>A twin {@code default R m-dthreads(long c, A a) throws E} is:
  * <pre>
+ *   if (CallbackMode.ORIGINAL) {                      // a static final: folded away in the default mode
+ *       Object r = CallbackHandOff.offer(c, this, &lt;handle of m&gt;, new Object[] {a});
+ *       if (r != CallbackHandOff.NOT_HANDED) return (R) r;   // ran on the class's original thread
+ *   }
  *   ClassScope s = TwinSupport.enter(c);
  *   try { return this.m(a); } finally { s.close(); }
  * </pre>
@@ -29,6 +34,8 @@ final class RemoteInterfaceTwinner extends ClassVisitor {
 
     private static final String TWIN_SUPPORT = "org/dthreads/rmi/internal/TwinSupport";
     private static final String CLASS_SCOPE = "org/dthreads/ClassScope";
+    private static final String CALLBACK_MODE = "org/dthreads/rmi/internal/CallbackMode";
+    private static final String HAND_OFF = "org/dthreads/rmi/internal/CallbackHandOff";
     static final String MONITOR_PORT = "org/dthreads/rmi/internal/MonitorPort";
 
     private record RemoteMethod(String name, String descriptor, String signature, String[] exceptions) {}
@@ -101,6 +108,7 @@ final class RemoteInterfaceTwinner extends ClassVisitor {
         Label end = new Label();
         Label handler = new Label();
         mv.visitCode();
+        emitHandOff(mv, m, params, result, firstParam);
         mv.visitTryCatchBlock(start, end, handler, null);
         mv.visitVarInsn(Opcodes.LLOAD, 1);
         mv.visitMethodInsn(Opcodes.INVOKESTATIC, TWIN_SUPPORT, "enter", "(J)L" + CLASS_SCOPE + ";", false);
@@ -131,5 +139,75 @@ final class RemoteInterfaceTwinner extends ClassVisitor {
         mv.visitInsn(Opcodes.ATHROW);
         mv.visitMaxs(0, 0);
         mv.visitEnd();
+    }
+
+    /** The {@code -Ddthreads.callbacks=original} prologue (see the class comment); falls through to the plain twin. */
+    private void emitHandOff(MethodVisitor mv, RemoteMethod m, Type[] params, Type result, int firstParam) {
+        Label plain = new Label();
+        Label notHanded = new Label();
+        mv.visitFieldInsn(Opcodes.GETSTATIC, CALLBACK_MODE, "ORIGINAL", "Z");
+        mv.visitJumpInsn(Opcodes.IFEQ, plain);
+        mv.visitVarInsn(Opcodes.LLOAD, 1);
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitLdcInsn(new Handle(Opcodes.H_INVOKEINTERFACE, owner, m.name(), m.descriptor(), true));
+        mv.visitLdcInsn(params.length);
+        mv.visitTypeInsn(Opcodes.ANEWARRAY, "java/lang/Object");
+        int slot = firstParam;
+        for (int i = 0; i < params.length; i++) {
+            mv.visitInsn(Opcodes.DUP);
+            mv.visitLdcInsn(i);
+            mv.visitVarInsn(params[i].getOpcode(Opcodes.ILOAD), slot);
+            box(mv, params[i]);
+            mv.visitInsn(Opcodes.AASTORE);
+            slot += params[i].getSize();
+        }
+        mv.visitMethodInsn(Opcodes.INVOKESTATIC, HAND_OFF, "offer",
+                "(JLjava/lang/Object;Ljava/lang/invoke/MethodHandle;[Ljava/lang/Object;)Ljava/lang/Object;", false);
+        mv.visitInsn(Opcodes.DUP);
+        mv.visitFieldInsn(Opcodes.GETSTATIC, HAND_OFF, "NOT_HANDED", "Ljava/lang/Object;");
+        mv.visitJumpInsn(Opcodes.IF_ACMPEQ, notHanded);
+        if (result.getSort() == Type.VOID) {
+            mv.visitInsn(Opcodes.POP);
+            mv.visitInsn(Opcodes.RETURN);
+        } else {
+            unbox(mv, result);
+            mv.visitInsn(result.getOpcode(Opcodes.IRETURN));
+        }
+        mv.visitLabel(notHanded);
+        mv.visitInsn(Opcodes.POP);
+        mv.visitLabel(plain);
+    }
+
+    private static void box(MethodVisitor mv, Type t) {
+        if (t.getSort() == Type.OBJECT || t.getSort() == Type.ARRAY) {
+            return;
+        }
+        Type boxed = boxType(t);
+        mv.visitMethodInsn(Opcodes.INVOKESTATIC, boxed.getInternalName(), "valueOf",
+                Type.getMethodDescriptor(boxed, t), false);
+    }
+
+    private static void unbox(MethodVisitor mv, Type t) {
+        if (t.getSort() == Type.OBJECT || t.getSort() == Type.ARRAY) {
+            mv.visitTypeInsn(Opcodes.CHECKCAST, t.getInternalName());
+            return;
+        }
+        Type boxed = boxType(t);
+        mv.visitTypeInsn(Opcodes.CHECKCAST, boxed.getInternalName());
+        mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, boxed.getInternalName(), t.getClassName() + "Value",
+                Type.getMethodDescriptor(t), false);
+    }
+
+    private static Type boxType(Type t) {
+        return switch (t.getSort()) {
+            case Type.BOOLEAN -> Type.getType(Boolean.class);
+            case Type.CHAR -> Type.getType(Character.class);
+            case Type.BYTE -> Type.getType(Byte.class);
+            case Type.SHORT -> Type.getType(Short.class);
+            case Type.INT -> Type.getType(Integer.class);
+            case Type.FLOAT -> Type.getType(Float.class);
+            case Type.LONG -> Type.getType(Long.class);
+            default -> Type.getType(Double.class);
+        };
     }
 }

@@ -36,7 +36,9 @@ import org.dthreads.monitor.spi.OutgoingCalls;
  * <h2>Threading</h2>
  * Called concurrently by any application thread. The twin table is a {@link ClassValue} (computed
  * once per interface); the plain-endpoint set is a concurrent set, bounded. Never throws anything
- * the plain path would not have thrown.
+ * the plain path would not have thrown. With {@code -Ddthreads.callbacks=original} ({@link CallbackMode}) the
+ * twin call is made by a helper thread while the calling thread waits on its mailbox and runs the callbacks of
+ * its class meanwhile ({@link CallbackOutgoingCall}).
  *
  * <p>Runs on the bootstrap path; JDK, dthreads-api and monitor-lib runtime types only.
  */
@@ -137,7 +139,8 @@ public final class RmiClientHook {
         }
         int n = args == null ? 0 : args.length;
         Object[] twinArgs = new Object[n + 1];
-        twinArgs[0] = KernelLink.currentClass();
+        long threadClass = KernelLink.currentClass();
+        twinArgs[0] = threadClass;
         if (n > 0) {
             System.arraycopy(args, 0, twinArgs, 1, n);
         }
@@ -145,7 +148,9 @@ public final class RmiClientHook {
         // act as the owner of the monitors the class holds (see OutgoingCalls).
         OutgoingCalls.begin(target); // an interrupt of this thread is forwarded to the target's site
         try {
-            Object result = ref.invoke(target, twin.method(), twinArgs, twin.hash());
+            Object result = CallbackMode.ORIGINAL // a static final: the default mode keeps the direct call
+                    ? CallbackOutgoingCall.invoke(ref, target, twin.method(), twinArgs, twin.hash(), threadClass)
+                    : ref.invoke(target, twin.method(), twinArgs, twin.hash());
             sayHello(ref, target);
             return result;
         } catch (ServerException e) {

@@ -34,8 +34,8 @@ public final class AgentJars {
             addTree(jar, monitorClasses, p -> !p.toString().contains("/rewriter/"));
             addTree(jar, rmiClasses, p -> {
                 String name = p.getFileName().toString();
-                return List.of("RmiClientHook", "TwinSupport", "Twins", "SkeletonTwins", "SiteHellos").stream()
-                        .anyMatch(k -> name.equals(k + ".class") || name.startsWith(k + "$"));
+                return List.of("RmiClientHook", "TwinSupport", "Twins", "SkeletonTwins", "SiteHellos", "Callback").stream()
+                        .anyMatch(k -> name.equals(k + ".class") || name.startsWith(k + "$") || k.equals("Callback") && name.startsWith(k));
             });
         }
         Manifest manifest = new Manifest();
