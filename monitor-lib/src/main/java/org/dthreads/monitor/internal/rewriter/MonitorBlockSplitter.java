@@ -50,7 +50,9 @@ import org.objectweb.asm.tree.VarInsnNode;
  * <p>The emulated copy's release handler does not cover itself (javac's does): an exit that fails
  * there propagates instead of being retried for ever.
  *
- * <p>Frames are stripped; the class writer recomputes them.
+ * <p>Frames are stripped for the class writer to recompute them, or, with {@link FrameHints}, kept: the copy
+ * carries copies of the region's frames (it has the region's states), and its entry's frame is derived from the
+ * state at the dispatch.
  */
 final class MonitorBlockSplitter {
 
@@ -60,7 +62,17 @@ final class MonitorBlockSplitter {
 
     /** @return the number of blocks in the method as it came (copies not counted) */
     static int split(MethodNode method) {
-        stripFrames(method);
+        return split(method, null);
+    }
+
+    /**
+     * As {@link #split(MethodNode)}; with {@code hints} the method's frames are kept (copied with the code) and each
+     * copy's entry is announced there, else they are stripped for the writer to recompute.
+     */
+    static int split(MethodNode method, FrameHints hints) {
+        if (hints == null) {
+            stripFrames(method);
+        }
         int original = 0;
         for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
             if (insn.getOpcode() == Opcodes.MONITORENTER) {
@@ -71,7 +83,7 @@ final class MonitorBlockSplitter {
         int blocks = 0;
         for (AbstractInsnNode enter = nextEnter(method, method.instructions.getFirst(), done); enter != null;
                 enter = nextEnter(method, method.instructions.getFirst(), done)) {
-            splitOne(method, enter, done);
+            splitOne(method, enter, done, hints);
             if (++blocks > 4096) {
                 throw new CannotRewriteException("too many synchronized blocks (after splitting nested ones) in " + method.name);
             }
@@ -88,7 +100,7 @@ final class MonitorBlockSplitter {
         return null;
     }
 
-    private static void splitOne(MethodNode method, AbstractInsnNode enter, Set<AbstractInsnNode> done) {
+    private static void splitOne(MethodNode method, AbstractInsnNode enter, Set<AbstractInsnNode> done, FrameHints hints) {
         InsnList code = method.instructions;
         int lock = lockSlot(enter, method);
         TryCatchBlockNode any = anyHandlerStartingAfter(method, enter, lock);
@@ -117,14 +129,21 @@ final class MonitorBlockSplitter {
         copy.add(emulated);
         copy.add(new VarInsnNode(Opcodes.ALOAD, lock));
         copy.add(monitorsCall("enter", "(Ljava/lang/Object;)V"));
+        Map<AbstractInsnNode, AbstractInsnNode> clones = hints == null ? null : new IdentityHashMap<>();
         for (AbstractInsnNode insn = enter.getNext(); insn != end.getNext(); insn = insn.getNext()) {
             AbstractInsnNode cloned = insn.clone(labels);
             if (cloned.getOpcode() == Opcodes.MONITOREXIT && loadsSlot(insn.getPrevious(), lock)) {
                 cloned = monitorsCall("exit", "(Ljava/lang/Object;)V");
             }
             copy.add(cloned);
+            if (clones != null) {
+                clones.put(insn, cloned);
+            }
         }
         copy.add(copyEnd);
+        if (hints != null) {
+            hints.copied(clones); // a reflective guard's targets inside the block
+        }
 
         if (method.localVariables != null) {
             List<LocalVariableNode> locals = new ArrayList<>();
@@ -138,7 +157,11 @@ final class MonitorBlockSplitter {
         }
 
         InsnList dispatch = new InsnList();
-        dispatch.add(monitorsCall("isEmulated", "(Ljava/lang/Object;)Z"));
+        MethodInsnNode isEmulated = monitorsCall("isEmulated", "(Ljava/lang/Object;)Z");
+        dispatch.add(isEmulated);
+        if (hints != null) { // the copy starts with the state of the native one, the lock popped by the test
+            hints.afterPop(emulated, isEmulated);
+        }
         dispatch.add(new JumpInsnNode(Opcodes.IFNE, emulated));
         dispatch.add(new VarInsnNode(Opcodes.ALOAD, lock));
         code.insertBefore(enter, dispatch);
