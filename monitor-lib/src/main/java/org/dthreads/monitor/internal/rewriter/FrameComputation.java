@@ -11,8 +11,8 @@ import org.objectweb.asm.tree.MethodNode;
 
 /**
  * The fallback of {@link FrameHints} for one method: its frames computed by ASM ({@code COMPUTE_FRAMES}, common
- * super-classes from {@link ClassHierarchy}) in a class of its own, read back with expanded frames, so the
- * class's writer, which only computes max sizes, takes it like a method with derived frames.
+ * super-classes from {@link ClassHierarchy}) in a class of its own, read back with its frames as ASM compressed them,
+ * which the class's writer (computing max sizes only) writes as they are.
  */
 final class FrameComputation {
 
@@ -42,7 +42,7 @@ final class FrameComputation {
         method.accept(out);
         writer.visitEnd();
         ClassNode computed = new ClassNode();
-        new ClassReader(writer.toByteArray()).accept(computed, ClassReader.EXPAND_FRAMES);
+        new ClassReader(writer.toByteArray()).accept(computed, 0);
         return computed.methods.get(0);
     }
 }

@@ -11,7 +11,6 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.commons.AnalyzerAdapter;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.FrameNode;
-import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LookupSwitchInsnNode;
@@ -38,8 +37,9 @@ import org.objectweb.asm.tree.TryCatchBlockNode;
  *   <li>{@link #fallThrough}: the state reached by falling through to the target (the reflective guard's join,
  *       whose other edge comes with the same state).</li>
  * </ul>
- * Each source lies before its target in the instruction list, so one linear pass ({@link AnalyzerAdapter}: the
- * instructions' effect on the types, reset at every frame) finds every state. Each derived frame is the state of
+ * Each source lies before its target in the instruction list; its state is found from the last frame before it
+ * (a target's frame there is derived first), through the instructions' effect on the types
+ * ({@link AnalyzerAdapter}). Only those spans are simulated, not the whole method. Each derived frame is the state of
  * its only incoming edge (or of two edges with the same state), so it is what the verifier infers there.
  *
  * <p>The pass then checks that every branch target, handler and instruction after an unconditional jump has one
@@ -53,13 +53,15 @@ final class FrameHints {
 
     private enum Kind { AFTER_POP, HANDLER, FALL_THROUGH }
 
+    /** {@code source}: the instruction whose state the frame takes (the target itself for a fall-through). */
     private record Hint(Kind kind, AbstractInsnNode source, String exception) {}
 
-    /** A captured state: locals and stack in frame form (one entry per value), or null if unknown. */
+    /** A captured state: locals and stack in frame form (one entry per value). */
     private record State(List<Object> locals, List<Object> stack) {}
 
     private final Map<LabelNode, Hint> targets = new HashMap<>();
-    private final Map<AbstractInsnNode, State> sources = new HashMap<>();
+    private final Set<AbstractInsnNode> sources = new HashSet<>();
+    private final Set<LabelNode> framed = new HashSet<>();
 
     /** {@code target}'s frame: the state before {@code source}, its top value popped. */
     void afterPop(LabelNode target, AbstractInsnNode source) {
@@ -73,12 +75,18 @@ final class FrameHints {
 
     /** {@code target}'s frame: the state reached by falling through to it. */
     void fallThrough(LabelNode target) {
-        add(target, new Hint(Kind.FALL_THROUGH, null, null));
+        add(target, new Hint(Kind.FALL_THROUGH, target, null));
+    }
+
+    /** Whether {@link #copied} must be told about {@code insn}: a target or source announced here. */
+    boolean involves(AbstractInsnNode insn) {
+        return !targets.isEmpty() && (insn instanceof LabelNode label ? targets.containsKey(label) : sources.contains(insn));
     }
 
     /**
-     * A region was copied ({@link MonitorBlockSplitter}): {@code clones} maps each of its instructions to its copy.
-     * A target in the region gets a copy of its hint in the copy, from the copy of its source.
+     * A region was copied ({@link MonitorBlockSplitter}): {@code clones} maps each of its instructions that
+     * {@link #involves} to its copy. A target in the region gets a copy of its hint in the copy, from the copy of
+     * its source.
      */
     void copied(Map<AbstractInsnNode, AbstractInsnNode> clones) {
         for (Map.Entry<AbstractInsnNode, AbstractInsnNode> e : clones.entrySet()) {
@@ -86,8 +94,8 @@ final class FrameHints {
             if (hint == null || !(e.getValue() instanceof LabelNode copy)) {
                 continue;
             }
-            AbstractInsnNode source = hint.source == null ? null : clones.get(hint.source);
-            if (hint.source == null || source != null) { // else no frame: the check after the pass falls back
+            AbstractInsnNode source = hint.kind == Kind.FALL_THROUGH ? copy : clones.get(hint.source);
+            if (source != null) { // else no frame there: the check after the derivation falls back
                 add(copy, new Hint(hint.kind, source, hint.exception));
             }
         }
@@ -95,9 +103,7 @@ final class FrameHints {
 
     private void add(LabelNode target, Hint hint) {
         targets.put(target, hint);
-        if (hint.source != null) {
-            sources.put(hint.source, null);
-        }
+        sources.add(hint.source);
     }
 
     /**
@@ -106,41 +112,27 @@ final class FrameHints {
      * @return null if it has, else why not (the method's frames must then be computed)
      */
     String insertFrames(MethodNode method, String owner) {
-        String problem;
         try {
-            problem = derive(method, owner);
-        } catch (RuntimeException e) { // AnalyzerAdapter on code it cannot follow
-            problem = "derivation failed: " + e;
-        }
-        return problem != null ? problem : missingFrame(method);
-    }
-
-    private String derive(MethodNode method, String owner) {
-        if (targets.isEmpty()) {
-            return null;
-        }
-        InsnList code = method.instructions;
-        AnalyzerAdapter types = new AnalyzerAdapter(owner, method.access, method.name, method.desc, null);
-        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext()) {
-            if (insn instanceof LabelNode label && targets.containsKey(label)) {
-                FrameNode frame = frameAt(targets.get(label), types);
-                if (frame == null) {
+            for (LabelNode target : targets.keySet()) {
+                if (!frame(target, method, owner)) {
                     return "no state for a frame the rewriting needs";
                 }
-                code.insert(label, frame); // visited next: the types continue from it
             }
-            if (sources.containsKey(insn)) {
-                sources.put(insn, state(types.locals, types.stack));
-            }
-            insn.accept(types);
+        } catch (RuntimeException e) { // AnalyzerAdapter on code it cannot follow
+            return "derivation failed: " + e;
         }
-        return null;
+        return checkFrames(method, new CompressedFrames());
     }
 
-    private FrameNode frameAt(Hint hint, AnalyzerAdapter types) {
-        State at = hint.kind == Kind.FALL_THROUGH ? state(types.locals, types.stack) : sources.get(hint.source);
+    /** Inserts {@code target}'s frame unless there already; false if its state is unknown. */
+    private boolean frame(LabelNode target, MethodNode method, String owner) {
+        if (!framed.add(target)) {
+            return true;
+        }
+        Hint hint = targets.get(target);
+        State at = stateBefore(hint.source, target, method, owner);
         if (at == null) {
-            return null;
+            return false;
         }
         List<Object> stack = switch (hint.kind) {
             case AFTER_POP -> at.stack.isEmpty() ? null : at.stack.subList(0, at.stack.size() - 1);
@@ -148,9 +140,38 @@ final class FrameHints {
             case FALL_THROUGH -> at.stack;
         };
         if (stack == null) {
-            return null;
+            return false;
         }
-        return new FrameNode(Opcodes.F_NEW, at.locals.size(), at.locals.toArray(), stack.size(), stack.toArray());
+        method.instructions.insert(target, new FrameNode(Opcodes.F_NEW, at.locals.size(), at.locals.toArray(), stack.size(),
+                stack.toArray()));
+        return true;
+    }
+
+    /**
+     * The state just before {@code insn}: the instructions' effect on the types ({@link AnalyzerAdapter}) from the
+     * last frame before it (or the method's start), a target's frame there inserted first. Only these short spans
+     * are simulated, not the whole method. Null if unknown (or holding an uninitialized object).
+     */
+    private State stateBefore(AbstractInsnNode insn, LabelNode target, MethodNode method, String owner) {
+        AbstractInsnNode from = insn.getPrevious();
+        while (from != null && !(from instanceof FrameNode)) {
+            if (from == target) {
+                return null; // a source after its target: not a shape the passes make
+            }
+            if (from instanceof LabelNode label && targets.containsKey(label) && !framed.contains(label)) {
+                if (!frame(label, method, owner)) {
+                    return null;
+                }
+                from = label.getNext(); // its frame
+            } else {
+                from = from.getPrevious();
+            }
+        }
+        AnalyzerAdapter types = new AnalyzerAdapter(owner, method.access, method.name, method.desc, null);
+        for (AbstractInsnNode n = from == null ? method.instructions.getFirst() : from; n != insn; n = n.getNext()) {
+            n.accept(types);
+        }
+        return state(types.locals, types.stack);
     }
 
     /** The adapter's state (a long or double takes two entries there) in frame form, or null if unknown. */
@@ -186,38 +207,50 @@ final class FrameHints {
 
     /**
      * Whether every instruction that needs a frame (a branch target, a handler, the instruction after an
-     * unconditional jump) has exactly one: null if so, else the first that does not.
+     * unconditional jump) has exactly one: null if so, else the first that does not. One walk: the labels that
+     * have a frame are collected, the targets checked against them after; the frames, all expanded, are given to
+     * {@code compressed} (if not null) on the way (on a problem the caller computes the frames anew).
      */
-    static String missingFrame(MethodNode method) {
-        Set<LabelNode> needFrames = new HashSet<>();
+    static String checkFrames(MethodNode method, CompressedFrames compressed) {
+        Set<LabelNode> withFrame = new HashSet<>();
+        List<LabelNode> targets = new ArrayList<>();
         for (TryCatchBlockNode tcb : method.tryCatchBlocks) {
-            needFrames.add(tcb.handler);
+            targets.add(tcb.handler);
         }
-        for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
-            if (insn instanceof JumpInsnNode j) {
-                needFrames.add(j.label);
-            } else if (insn instanceof TableSwitchInsnNode t) {
-                needFrames.add(t.dflt);
-                needFrames.addAll(t.labels);
-            } else if (insn instanceof LookupSwitchInsnNode l) {
-                needFrames.add(l.dflt);
-                needFrames.addAll(l.labels);
-            }
-        }
-        boolean needed = false;
+        List<LabelNode> here = new ArrayList<>(); // the labels since the last instruction
+        boolean afterJump = false;
         int frames = 0;
         int index = 0;
         for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext(), index++) {
             if (insn instanceof LabelNode label) {
-                needed |= needFrames.contains(label);
-            } else if (insn instanceof FrameNode) {
+                here.add(label);
+            } else if (insn instanceof FrameNode frame) {
                 frames++;
+                withFrame.addAll(here);
+                if (compressed != null) {
+                    compressed.next(frame);
+                }
             } else if (insn.getOpcode() >= 0) {
-                if (needed ? frames != 1 : frames > 1) {
+                if (frames > 1 || (afterJump && frames == 0)) {
                     return (frames == 0 ? "no frame" : frames + " frames") + " at instruction " + index + " of " + method.name;
                 }
-                needed = endsBlock(insn.getOpcode());
+                if (insn instanceof JumpInsnNode j) {
+                    targets.add(j.label);
+                } else if (insn instanceof TableSwitchInsnNode t) {
+                    targets.add(t.dflt);
+                    targets.addAll(t.labels);
+                } else if (insn instanceof LookupSwitchInsnNode l) {
+                    targets.add(l.dflt);
+                    targets.addAll(l.labels);
+                }
+                afterJump = endsBlock(insn.getOpcode());
                 frames = 0;
+                here.clear();
+            }
+        }
+        for (LabelNode target : targets) {
+            if (!withFrame.contains(target)) {
+                return "no frame at a branch target or handler of " + method.name;
             }
         }
         return null;

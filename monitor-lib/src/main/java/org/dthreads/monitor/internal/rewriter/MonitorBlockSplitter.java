@@ -136,7 +136,7 @@ final class MonitorBlockSplitter {
                 cloned = monitorsCall("exit", "(Ljava/lang/Object;)V");
             }
             copy.add(cloned);
-            if (clones != null) {
+            if (clones != null && hints.involves(insn)) {
                 clones.put(insn, cloned);
             }
         }

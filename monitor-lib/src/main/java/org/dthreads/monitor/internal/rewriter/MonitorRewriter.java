@@ -147,16 +147,18 @@ public final class MonitorRewriter {
     private record Frames(ClassHierarchy hierarchy, FrameStats stats) {
         MethodNode complete(MethodNode method, FrameHints hints, String owner, int classVersion) {
             String problem = hints.insertFrames(method, owner);
+            MethodNode out = method;
             if (problem == null) {
                 if (stats != null) {
                     stats.derived++;
                 }
-                return method;
+            } else {
+                if (stats != null) {
+                    stats.computed.add(owner + "." + method.name + method.desc + ": " + problem);
+                }
+                out = FrameComputation.compute(method, owner, classVersion, hierarchy);
             }
-            if (stats != null) {
-                stats.computed.add(owner + "." + method.name + method.desc + ": " + problem);
-            }
-            return FrameComputation.compute(method, owner, classVersion, hierarchy);
+            return out;
         }
     }
 
