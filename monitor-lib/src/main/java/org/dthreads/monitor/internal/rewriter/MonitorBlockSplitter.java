@@ -81,8 +81,9 @@ final class MonitorBlockSplitter {
         }
         Set<AbstractInsnNode> done = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         int blocks = 0;
+        // every block not split yet lies after the last one split: its nested blocks, and the copy, placed after it
         for (AbstractInsnNode enter = nextEnter(method, method.instructions.getFirst(), done); enter != null;
-                enter = nextEnter(method, method.instructions.getFirst(), done)) {
+                enter = nextEnter(method, enter.getNext(), done)) {
             splitOne(method, enter, done, hints);
             if (++blocks > 4096) {
                 throw new CannotRewriteException("too many synchronized blocks (after splitting nested ones) in " + method.name);
@@ -115,12 +116,17 @@ final class MonitorBlockSplitter {
         int to = code.indexOf(end);
         checkNoJumpsInto(method, from, to);
 
-        // Clone the region [enter+1, end] with labels inside it renamed.
-        Map<LabelNode, LabelNode> labels = new HashMap<>();
-        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext()) {
+        // Clone the region [enter+1, end] with labels inside it renamed; a label outside maps to itself.
+        Map<LabelNode, LabelNode> labels = new HashMap<>() {
+            @Override
+            public LabelNode get(Object label) {
+                LabelNode renamed = super.get(label);
+                return renamed != null ? renamed : (LabelNode) label;
+            }
+        };
+        for (AbstractInsnNode insn = enter.getNext(); insn != end.getNext(); insn = insn.getNext()) {
             if (insn instanceof LabelNode label) {
-                int at = code.indexOf(label);
-                labels.put(label, at > from && at <= to ? new LabelNode() : label);
+                labels.put(label, new LabelNode());
             }
         }
         LabelNode copyEnd = new LabelNode();
