@@ -13,6 +13,7 @@ import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LineNumberNode;
 import org.objectweb.asm.tree.LookupSwitchInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TableSwitchInsnNode;
@@ -230,22 +231,28 @@ final class FrameHints {
                 if (compressed != null) {
                     compressed.next(frame);
                 }
-            } else if (insn.getOpcode() >= 0) {
+            } else if (!(insn instanceof LineNumberNode)) {
                 if (frames > 1 || (afterJump && frames == 0)) {
                     return (frames == 0 ? "no frame" : frames + " frames") + " at instruction " + index + " of " + method.name;
                 }
                 if (insn instanceof JumpInsnNode j) {
                     targets.add(j.label);
+                    afterJump = j.getOpcode() == Opcodes.GOTO || j.getOpcode() == Opcodes.JSR;
                 } else if (insn instanceof TableSwitchInsnNode t) {
                     targets.add(t.dflt);
                     targets.addAll(t.labels);
+                    afterJump = true;
                 } else if (insn instanceof LookupSwitchInsnNode l) {
                     targets.add(l.dflt);
                     targets.addAll(l.labels);
+                    afterJump = true;
+                } else {
+                    afterJump = endsBlock(insn.getOpcode());
                 }
-                afterJump = endsBlock(insn.getOpcode());
                 frames = 0;
-                here.clear();
+                if (!here.isEmpty()) {
+                    here.clear();
+                }
             }
         }
         for (LabelNode target : targets) {

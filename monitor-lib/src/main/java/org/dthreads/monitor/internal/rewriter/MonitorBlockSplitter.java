@@ -321,26 +321,26 @@ final class MonitorBlockSplitter {
 
     private static void checkNoJumpsInto(MethodNode method, int from, int to) {
         InsnList code = method.instructions;
-        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext()) {
-            int at = code.indexOf(insn);
+        int at = 0; // the instruction's index, counted rather than looked up
+        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext(), at++) {
             if (at >= from && at <= to) {
                 continue;
             }
-            List<LabelNode> targets = new ArrayList<>();
             if (insn instanceof JumpInsnNode j) {
-                targets.add(j.label);
+                checkNotInside(method, j.label, from, to);
             } else if (insn instanceof TableSwitchInsnNode t) {
-                targets.add(t.dflt);
-                targets.addAll(t.labels);
+                checkNotInside(method, t.dflt, from, to);
+                t.labels.forEach(label -> checkNotInside(method, label, from, to));
             } else if (insn instanceof LookupSwitchInsnNode l) {
-                targets.add(l.dflt);
-                targets.addAll(l.labels);
+                checkNotInside(method, l.dflt, from, to);
+                l.labels.forEach(label -> checkNotInside(method, label, from, to));
             }
-            for (LabelNode target : targets) {
-                if (inside(code, target, from, to)) {
-                    throw new CannotRewriteException("a jump into a synchronized block in " + method.name);
-                }
-            }
+        }
+    }
+
+    private static void checkNotInside(MethodNode method, LabelNode target, int from, int to) {
+        if (inside(method.instructions, target, from, to)) {
+            throw new CannotRewriteException("a jump into a synchronized block in " + method.name);
         }
     }
 
