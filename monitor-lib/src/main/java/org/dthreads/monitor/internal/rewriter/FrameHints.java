@@ -41,10 +41,12 @@ import org.objectweb.asm.tree.TryCatchBlockNode;
  * Each source lies before its target in the instruction list; its state is found from the last frame before it
  * (a target's frame there is derived first), through the instructions' effect on the types
  * ({@link AnalyzerAdapter}). Only those spans are simulated, not the whole method. Each derived frame is the state of
- * its only incoming edge (or of two edges with the same state), so it is what the verifier infers there.
+ * its incoming edges (one, or several with the same locals and stack up to locals the handler's code sets itself),
+ * so every incoming state is assignable to it. A target inside a region the block splitter copies gets a hint in the
+ * copy too ({@link #copied}).
  *
  * <p>The pass then checks that every branch target, handler and instruction after an unconditional jump has one
- * frame. Where the frames cannot be derived (a state unknown at a source: code after an unconditional jump without a
+ * frame, and compresses the frames on the way ({@link CompressedFrames}). Where the frames cannot be derived (a state unknown at a source: code after an unconditional jump without a
  * frame; an uninitialized object in a state; a frame missing or doubled) the caller computes the method's frames
  * as before ({@link FrameComputation}).
  *
