@@ -65,6 +65,8 @@ final class FrameHints {
     private final Map<LabelNode, Hint> targets = new HashMap<>();
     private final Set<AbstractInsnNode> sources = new HashSet<>();
     private final Set<LabelNode> framed = new HashSet<>();
+    /** Simulates the spans that start at a frame (each resets it); made once per method. */
+    private AnalyzerAdapter fromFrames;
 
     /** {@code target}'s frame: the state before {@code source}, its top value popped. */
     void afterPop(LabelNode target, AbstractInsnNode source) {
@@ -170,7 +172,15 @@ final class FrameHints {
                 from = from.getPrevious();
             }
         }
-        AnalyzerAdapter types = new AnalyzerAdapter(owner, method.access, method.name, method.desc, null);
+        AnalyzerAdapter types;
+        if (from == null) { // the method's implicit first frame
+            types = new AnalyzerAdapter(owner, method.access, method.name, method.desc, null);
+        } else { // reset by the frame, the first node visited
+            if (fromFrames == null) {
+                fromFrames = new AnalyzerAdapter(owner, method.access, method.name, method.desc, null);
+            }
+            types = fromFrames;
+        }
         for (AbstractInsnNode n = from == null ? method.instructions.getFirst() : from; n != insn; n = n.getNext()) {
             n.accept(types);
         }
