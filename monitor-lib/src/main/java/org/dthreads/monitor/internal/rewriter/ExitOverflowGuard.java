@@ -67,6 +67,11 @@ final class ExitOverflowGuard {
 
     /** As {@link #guard(MethodNode)}, for exits called on {@code owner} (tests use a stand-in). */
     static int guard(MethodNode method, String owner) {
+        return guard(method, owner, null);
+    }
+
+    /** As {@link #guard(MethodNode, String)}, announcing the handlers' frames to {@code hints} if not null. */
+    static int guard(MethodNode method, String owner, FrameHints hints) {
         List<MethodInsnNode> calls = new ArrayList<>();
         List<Integer> locks = new ArrayList<>();
         for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
@@ -113,7 +118,10 @@ final class ExitOverflowGuard {
             LabelNode handler = new LabelNode();
             first.add(new TryCatchBlockNode(before, after, handler, OVERFLOW));
             LabelNode siteEnd = new LabelNode();
-            appendRecord(code, last, handler, lock, monitorLocal, thrownLocal);
+            if (hints != null) { // the call's locals, the overflow on the stack
+                hints.handler(handler, call, OVERFLOW);
+            }
+            appendRecord(code, last, handler, lock, monitorLocal, thrownLocal, hints);
             code.add(siteEnd);
             // after the record's own handlers: the whole site code, not only its rethrow, keeps the call's
             // handlers, so that a JVM monitor held around the call (an enclosing native block) stays paired
@@ -129,7 +137,7 @@ final class ExitOverflowGuard {
     }
 
     private static void appendRecord(InsnList code, List<TryCatchBlockNode> table, LabelNode handler, int lock,
-            int monitorLocal, int thrownLocal) {
+            int monitorLocal, int thrownLocal, FrameHints hints) {
         LabelNode rethrow = new LabelNode();
         LabelNode locked = new LabelNode();
         LabelNode release = new LabelNode();
@@ -141,7 +149,11 @@ final class ExitOverflowGuard {
         code.add(new InsnNode(Opcodes.MONITORENTER));
         code.add(locked);
         // OVERFLOWED[overflowedExits & MASK] = lock
-        code.add(new FieldInsnNode(Opcodes.GETSTATIC, LOST_EXITS, "OVERFLOWED", "[Ljava/lang/Object;"));
+        FieldInsnNode overflowed = new FieldInsnNode(Opcodes.GETSTATIC, LOST_EXITS, "OVERFLOWED", "[Ljava/lang/Object;");
+        code.add(overflowed);
+        if (hints != null) { // the handler's locals and M, held from here
+            hints.handler(release, overflowed, "java/lang/Throwable");
+        }
         code.add(new FieldInsnNode(Opcodes.GETSTATIC, LOST_EXITS, "overflowedExits", "I"));
         code.add(new IntInsnNode(Opcodes.BIPUSH, OVERFLOWED_MASK));
         code.add(new InsnNode(Opcodes.IAND));

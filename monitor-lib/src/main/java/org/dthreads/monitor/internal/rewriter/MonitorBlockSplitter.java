@@ -50,7 +50,9 @@ import org.objectweb.asm.tree.VarInsnNode;
  * <p>The emulated copy's release handler does not cover itself (javac's does): an exit that fails
  * there propagates instead of being retried for ever.
  *
- * <p>Frames are stripped; the class writer recomputes them.
+ * <p>Frames are stripped for the class writer to recompute them, or, with {@link FrameHints}, kept: the copy
+ * carries copies of the region's frames (it has the region's states), and its entry's frame is derived from the
+ * state at the dispatch.
  */
 final class MonitorBlockSplitter {
 
@@ -60,7 +62,17 @@ final class MonitorBlockSplitter {
 
     /** @return the number of blocks in the method as it came (copies not counted) */
     static int split(MethodNode method) {
-        stripFrames(method);
+        return split(method, null);
+    }
+
+    /**
+     * As {@link #split(MethodNode)}; with {@code hints} the method's frames are kept (copied with the code) and each
+     * copy's entry is announced there, else they are stripped for the writer to recompute.
+     */
+    static int split(MethodNode method, FrameHints hints) {
+        if (hints == null) {
+            stripFrames(method);
+        }
         int original = 0;
         for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
             if (insn.getOpcode() == Opcodes.MONITORENTER) {
@@ -69,9 +81,10 @@ final class MonitorBlockSplitter {
         }
         Set<AbstractInsnNode> done = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         int blocks = 0;
+        // every block not split yet lies after the last one split: its nested blocks, and the copy, placed after it
         for (AbstractInsnNode enter = nextEnter(method, method.instructions.getFirst(), done); enter != null;
-                enter = nextEnter(method, method.instructions.getFirst(), done)) {
-            splitOne(method, enter, done);
+                enter = nextEnter(method, enter.getNext(), done)) {
+            splitOne(method, enter, done, hints);
             if (++blocks > 4096) {
                 throw new CannotRewriteException("too many synchronized blocks (after splitting nested ones) in " + method.name);
             }
@@ -88,7 +101,7 @@ final class MonitorBlockSplitter {
         return null;
     }
 
-    private static void splitOne(MethodNode method, AbstractInsnNode enter, Set<AbstractInsnNode> done) {
+    private static void splitOne(MethodNode method, AbstractInsnNode enter, Set<AbstractInsnNode> done, FrameHints hints) {
         InsnList code = method.instructions;
         int lock = lockSlot(enter, method);
         TryCatchBlockNode any = anyHandlerStartingAfter(method, enter, lock);
@@ -103,12 +116,17 @@ final class MonitorBlockSplitter {
         int to = code.indexOf(end);
         checkNoJumpsInto(method, from, to);
 
-        // Clone the region [enter+1, end] with labels inside it renamed.
-        Map<LabelNode, LabelNode> labels = new HashMap<>();
-        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext()) {
+        // Clone the region [enter+1, end] with labels inside it renamed; a label outside maps to itself.
+        Map<LabelNode, LabelNode> labels = new HashMap<>() {
+            @Override
+            public LabelNode get(Object label) {
+                LabelNode renamed = super.get(label);
+                return renamed != null ? renamed : (LabelNode) label;
+            }
+        };
+        for (AbstractInsnNode insn = enter.getNext(); insn != end.getNext(); insn = insn.getNext()) {
             if (insn instanceof LabelNode label) {
-                int at = code.indexOf(label);
-                labels.put(label, at > from && at <= to ? new LabelNode() : label);
+                labels.put(label, new LabelNode());
             }
         }
         LabelNode copyEnd = new LabelNode();
@@ -117,14 +135,21 @@ final class MonitorBlockSplitter {
         copy.add(emulated);
         copy.add(new VarInsnNode(Opcodes.ALOAD, lock));
         copy.add(monitorsCall("enter", "(Ljava/lang/Object;)V"));
+        Map<AbstractInsnNode, AbstractInsnNode> clones = hints == null ? null : new IdentityHashMap<>();
         for (AbstractInsnNode insn = enter.getNext(); insn != end.getNext(); insn = insn.getNext()) {
             AbstractInsnNode cloned = insn.clone(labels);
             if (cloned.getOpcode() == Opcodes.MONITOREXIT && loadsSlot(insn.getPrevious(), lock)) {
                 cloned = monitorsCall("exit", "(Ljava/lang/Object;)V");
             }
             copy.add(cloned);
+            if (clones != null && hints.involves(insn)) {
+                clones.put(insn, cloned);
+            }
         }
         copy.add(copyEnd);
+        if (hints != null) {
+            hints.copied(clones); // a reflective guard's targets inside the block
+        }
 
         if (method.localVariables != null) {
             List<LocalVariableNode> locals = new ArrayList<>();
@@ -138,7 +163,11 @@ final class MonitorBlockSplitter {
         }
 
         InsnList dispatch = new InsnList();
-        dispatch.add(monitorsCall("isEmulated", "(Ljava/lang/Object;)Z"));
+        MethodInsnNode isEmulated = monitorsCall("isEmulated", "(Ljava/lang/Object;)Z");
+        dispatch.add(isEmulated);
+        if (hints != null) { // the copy starts with the state of the native one, the lock popped by the test
+            hints.afterPop(emulated, isEmulated);
+        }
         dispatch.add(new JumpInsnNode(Opcodes.IFNE, emulated));
         dispatch.add(new VarInsnNode(Opcodes.ALOAD, lock));
         code.insertBefore(enter, dispatch);
@@ -292,26 +321,26 @@ final class MonitorBlockSplitter {
 
     private static void checkNoJumpsInto(MethodNode method, int from, int to) {
         InsnList code = method.instructions;
-        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext()) {
-            int at = code.indexOf(insn);
+        int at = 0; // the instruction's index, counted rather than looked up
+        for (AbstractInsnNode insn = code.getFirst(); insn != null; insn = insn.getNext(), at++) {
             if (at >= from && at <= to) {
                 continue;
             }
-            List<LabelNode> targets = new ArrayList<>();
             if (insn instanceof JumpInsnNode j) {
-                targets.add(j.label);
+                checkNotInside(method, j.label, from, to);
             } else if (insn instanceof TableSwitchInsnNode t) {
-                targets.add(t.dflt);
-                targets.addAll(t.labels);
+                checkNotInside(method, t.dflt, from, to);
+                t.labels.forEach(label -> checkNotInside(method, label, from, to));
             } else if (insn instanceof LookupSwitchInsnNode l) {
-                targets.add(l.dflt);
-                targets.addAll(l.labels);
+                checkNotInside(method, l.dflt, from, to);
+                l.labels.forEach(label -> checkNotInside(method, label, from, to));
             }
-            for (LabelNode target : targets) {
-                if (inside(code, target, from, to)) {
-                    throw new CannotRewriteException("a jump into a synchronized block in " + method.name);
-                }
-            }
+        }
+    }
+
+    private static void checkNotInside(MethodNode method, LabelNode target, int from, int to) {
+        if (inside(method.instructions, target, from, to)) {
+            throw new CannotRewriteException("a jump into a synchronized block in " + method.name);
         }
     }
 

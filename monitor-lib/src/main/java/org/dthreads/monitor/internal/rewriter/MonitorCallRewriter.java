@@ -51,11 +51,19 @@ final class MonitorCallRewriter {
      * @return how many sites were rewritten
      */
     static int rewrite(MethodNode method, MonitorMethods methods, List<String> unrewritable) {
+        return rewrite(method, methods, unrewritable, null);
+    }
+
+    /**
+     * As {@link #rewrite(MethodNode, MonitorMethods, List)}; {@code hints}, if not null, learns the new branch
+     * targets (a replaced call has the stack shape and result type of the original: no frame changes).
+     */
+    static int rewrite(MethodNode method, MonitorMethods methods, List<String> unrewritable, FrameHints hints) {
         MonitorCallRewriter rewriter = new MonitorCallRewriter(methods, method, unrewritable);
         for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
             insn = rewriter.visit(insn);
         }
-        rewriter.sites += ReflectiveCalls.rewrite(method);
+        rewriter.sites += ReflectiveCalls.rewrite(method, hints);
         return rewriter.sites;
     }
 

@@ -29,8 +29,10 @@ import org.objectweb.asm.tree.MethodNode;
  *       {@link MonitorCallRewriter} (every route to wait/notify/holdsLock/interrupt), then
  *       {@link SynchronizedMethodLowering}, {@link MonitorBlockSplitter}, {@link ExitOverflowGuard}.</li>
  * </ol>
- * Frames are recomputed with super-types read from bytes ({@link ClassHierarchy}), never by loading
- * classes. All or nothing: any problem leaves the class untouched ({@link Result#bytes()} null, with
+ * Frames: from class file version 51 on (where every method that branches has them) the compiler's frames are
+ * kept and the rewritten methods' frames derived from them ({@link FrameHints}); the writer computes max sizes only.
+ * Where that is not possible for a method, and for older class files, frames are computed, with super-types read
+ * from bytes ({@link ClassHierarchy}), never by loading classes. All or nothing: any problem leaves the class untouched ({@link Result#bytes()} null, with
  * the reason), and its objects then use the JVM's monitors.
  *
  * <p>Thread-safe: no shared mutable state; call concurrently for different classes.
@@ -69,6 +71,25 @@ public final class MonitorRewriter {
 
     /** {@code selection}: the methods that may change; the others are copied as they are. */
     static Result rewrite(byte[] classBytes, ClassLoader loader, MethodSelection selection) {
+        return rewrite(classBytes, loader, selection, true, null);
+    }
+
+    /** How the frames of the methods that went through the tree passes were made (for tests). */
+    static final class FrameStats {
+        /** Methods whose frames were derived ({@link FrameHints}). */
+        int derived;
+        /** Methods of a class file of version 51 or later whose frames had to be computed, and why. */
+        final java.util.List<String> computed = new java.util.ArrayList<>();
+        /** Methods of older class files (frames computed for the whole class). */
+        int olderClassFile;
+    }
+
+    /**
+     * {@code deriveFrames} false: frames computed for every rewritten method, as before {@link FrameHints} (tests
+     * compare); {@code stats} may be null.
+     */
+    static Result rewrite(byte[] classBytes, ClassLoader loader, MethodSelection selection, boolean deriveFrames,
+            FrameStats stats) {
         try {
             ClassReader reader = new ClassReader(classBytes);
             if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
@@ -87,7 +108,8 @@ public final class MonitorRewriter {
             // method the selection leaves alone be copied as it is: its visitor is then the writer's own, and
             // the reader hands it the method's bytes, frames and max sizes included (COMPUTE_FRAMES only applies
             // to the methods visited instruction by instruction).
-            ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_FRAMES) {
+            boolean derive = deriveFrames && (readVersion(reader) & 0xFFFF) >= Opcodes.V1_7;
+            ClassWriter writer = new ClassWriter(reader, derive ? ClassWriter.COMPUTE_MAXS : ClassWriter.COMPUTE_FRAMES) {
                 @Override
                 protected String getCommonSuperClass(String type1, String type2) {
                     return hierarchy.commonSuperClass(type1, type2);
@@ -103,19 +125,40 @@ public final class MonitorRewriter {
             // A synchronized native method takes the JVM's monitor of this (or of the class): the
             // class's instances and Class object must then stay native, so the other methods'
             // blocks, which dispatch on the mode, take that same monitor. No marker, no emulation.
-            Marker marker = new Marker(new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), writer, selection,
-                    counts, unrewritable, readVersion(reader), new MonitorMethods(hierarchy)),
-                    !facts.synchronizedNative);
+            MethodRewriting rewriting = new MethodRewriting(new NativeMarkVisitor(writer, hierarchy), writer, selection,
+                    counts, unrewritable, readVersion(reader), new MonitorMethods(hierarchy));
+            rewriting.frames = derive ? new Frames(hierarchy, stats) : null;
+            rewriting.stats = stats;
+            Marker marker = new Marker(rewriting, !facts.synchronizedNative);
             ClassVisitor first = new SlotFieldAdder(marker, !facts.synchronizedNative);
             if (needsPinnedSerialVersionUid(reader, facts, hierarchy)) {
                 first = new SerialVersionUIDAdder(Opcodes.ASM9, first) {};
             }
-            reader.accept(first, ClassReader.SKIP_FRAMES);
+            reader.accept(first, derive ? ClassReader.EXPAND_FRAMES : ClassReader.SKIP_FRAMES);
             return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2], java.util.List.copyOf(unrewritable));
         } catch (CannotRewriteException | ClassHierarchy.UnknownTypeException e) {
             return skipped(e.getMessage());
         } catch (RuntimeException | LinkageError e) {
             return skipped(e.toString());
+        }
+    }
+
+    /** Derived frames for a method, or, where they cannot be derived, computed ones. */
+    private record Frames(ClassHierarchy hierarchy, FrameStats stats) {
+        MethodNode complete(MethodNode method, FrameHints hints, String owner, int classVersion) {
+            String problem = hints.insertFrames(method, owner);
+            MethodNode out = method;
+            if (problem == null) {
+                if (stats != null) {
+                    stats.derived++;
+                }
+            } else {
+                if (stats != null) {
+                    stats.computed.add(owner + "." + method.name + method.desc + ": " + problem);
+                }
+                out = FrameComputation.compute(method, owner, classVersion, hierarchy);
+            }
+            return out;
         }
     }
 
@@ -264,6 +307,9 @@ public final class MonitorRewriter {
         private final int classVersion;
         private final MonitorMethods methods;
         private String owner;
+        /** Null: the writer computes every rewritten method's frames. */
+        Frames frames;
+        FrameStats stats;
 
         MethodRewriting(ClassVisitor next, ClassVisitor copy, MethodSelection selection, int[] counts,
                 java.util.List<String> unrewritable, int classVersion, MonitorMethods methods) {
@@ -295,14 +341,22 @@ public final class MonitorRewriter {
                 @Override
                 public void visitEnd() {
                     super.visitEnd();
-                    counts[2] += MonitorCallRewriter.rewrite(this, methods, unrewritable); // before splitting copies
+                    FrameHints hints = frames == null ? null : new FrameHints();
+                    counts[2] += MonitorCallRewriter.rewrite(this, methods, unrewritable, hints); // before splitting copies
                     if (lower) {
-                        SynchronizedMethodLowering.lower(this, owner, classVersion);
+                        SynchronizedMethodLowering.lower(this, owner, classVersion, hints);
                         counts[0]++;
                     }
-                    counts[1] += MonitorBlockSplitter.split(this) - (lower ? 1 : 0);
-                    ExitOverflowGuard.guard(this);
-                    accept(out);
+                    counts[1] += MonitorBlockSplitter.split(this, hints) - (lower ? 1 : 0);
+                    ExitOverflowGuard.guard(this, MonitorBlockSplitter.MONITORS, hints);
+                    if (hints == null) {
+                        if (stats != null) {
+                            stats.olderClassFile++;
+                        }
+                        accept(out);
+                    } else {
+                        frames.complete(this, hints, owner, classVersion).accept(out);
+                    }
                 }
             };
             // jsr/ret are illegal from class file version 51 on, and the adapter builds a second tree of the method

@@ -23,7 +23,8 @@ import org.objectweb.asm.Opcodes;
  *       inherits the constant).</li>
  * </ul>
  * Runs after the monitor rewriting, on its output; the inserted call has the stack shape
- * {@code Object -> Object}, so nothing else moves (frames are recomputed by the writer).
+ * {@code Object -> Object}, so nothing else moves: no frame changes (derived or computed ones alike; a value
+ * typed {@code Object} by the call is consumed right away, before any frame).
  */
 final class NativeMarkVisitor extends ClassVisitor {
     private static final String MONITORS = "org/dthreads/monitor/Monitors";

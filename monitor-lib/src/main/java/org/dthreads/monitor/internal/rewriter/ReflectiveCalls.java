@@ -24,7 +24,7 @@ import org.objectweb.asm.tree.VarInsnNode;
  *   aload A; aload B; invokestatic ReflectiveMonitorOps.invoke; goto DONE
  *   PLAIN: aload A; aload B; invokevirtual Method.invoke
  *   DONE:</pre>
- *       two new locals; frames are recomputed.</li>
+ *       two new locals; frames are recomputed, or derived ({@link FrameHints}).</li>
  * </ul>
  */
 final class ReflectiveCalls {
@@ -40,6 +40,11 @@ final class ReflectiveCalls {
 
     /** @return how many call sites were rewritten */
     static int rewrite(MethodNode method) {
+        return rewrite(method, null);
+    }
+
+    /** As {@link #rewrite(MethodNode)}, announcing the guards' new branch targets to {@code hints} if not null. */
+    static int rewrite(MethodNode method, FrameHints hints) {
         int sites = 0;
         for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
             if (!(insn instanceof MethodInsnNode call) || call.getOpcode() != Opcodes.INVOKEVIRTUAL) {
@@ -52,7 +57,7 @@ final class ReflectiveCalls {
                 insn = replacement;
                 sites++;
             } else if (call.owner.equals(METHOD) && call.name.equals("invoke") && call.desc.equals(INVOKE_DESC)) {
-                insn = guardInvoke(method, call);
+                insn = guardInvoke(method, call, hints);
                 sites++;
             }
         }
@@ -60,7 +65,7 @@ final class ReflectiveCalls {
     }
 
     /** Wraps {@code call} as the class comment shows; returns the last instruction of the new code. */
-    private static AbstractInsnNode guardInvoke(MethodNode method, MethodInsnNode call) {
+    private static AbstractInsnNode guardInvoke(MethodNode method, MethodInsnNode call, FrameHints hints) {
         int receiver = method.maxLocals;
         int args = receiver + 1;
         method.maxLocals += 2;
@@ -70,7 +75,8 @@ final class ReflectiveCalls {
         before.add(new VarInsnNode(Opcodes.ASTORE, args));
         before.add(new VarInsnNode(Opcodes.ASTORE, receiver));
         before.add(new InsnNode(Opcodes.DUP));
-        before.add(new MethodInsnNode(Opcodes.INVOKESTATIC, OPS, "isMonitorOperation", "(L" + METHOD + ";)Z", false));
+        MethodInsnNode test = new MethodInsnNode(Opcodes.INVOKESTATIC, OPS, "isMonitorOperation", "(L" + METHOD + ";)Z", false);
+        before.add(test);
         before.add(new JumpInsnNode(Opcodes.IFEQ, plain));
         before.add(new VarInsnNode(Opcodes.ALOAD, receiver));
         before.add(new VarInsnNode(Opcodes.ALOAD, args));
@@ -81,6 +87,10 @@ final class ReflectiveCalls {
         before.add(new VarInsnNode(Opcodes.ALOAD, args));
         method.instructions.insertBefore(call, before);
         method.instructions.insert(call, done);
+        if (hints != null) {
+            hints.afterPop(plain, test); // [.. m m] before the test: [.. m] at PLAIN
+            hints.fallThrough(done); // both edges: [.. Object], the same locals
+        }
         return done;
     }
 }

@@ -1,8 +1,11 @@
 package org.dthreads.monitor.internal.rewriter;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.LabelNode;
@@ -27,6 +30,15 @@ final class SynchronizedMethodLowering {
     private SynchronizedMethodLowering() {}
 
     static void lower(MethodNode method, String owner, int classVersion) {
+        lower(method, owner, classVersion, null);
+    }
+
+    /**
+     * As {@link #lower(MethodNode, String, int)}; with {@code hints} (the method's frames kept, see {@link FrameHints})
+     * every frame of the body gets the lock local, and the release handler its frame: only the lock is known there
+     * (its range is the whole body, whose other locals change), the thrown object on the stack.
+     */
+    static void lower(MethodNode method, String owner, int classVersion, FrameHints hints) {
         boolean isStatic = (method.access & Opcodes.ACC_STATIC) != 0;
         if (isStatic && (classVersion & 0xFFFF) < Opcodes.V1_5) {
             throw new CannotRewriteException("static synchronized method in a class file older than Java 5 (no ldc of a class)");
@@ -68,10 +80,39 @@ final class SynchronizedMethodLowering {
         epilogue.add(new VarInsnNode(Opcodes.ALOAD, throwableSlot));
         epilogue.add(new InsnNode(Opcodes.ATHROW));
         method.instructions.add(epilogue);
+        if (hints != null) {
+            String lockType = isStatic ? "java/lang/Class" : owner;
+            for (AbstractInsnNode insn = method.instructions.getFirst(); insn != null; insn = insn.getNext()) {
+                if (insn instanceof FrameNode frame) {
+                    frame.local = withLocal(frame.local, lockSlot, lockType);
+                }
+            }
+            Object[] handlerLocals = withLocal(List.of(), lockSlot, lockType).toArray();
+            method.instructions.insert(handler, new FrameNode(Opcodes.F_NEW, handlerLocals.length, handlerLocals, 1,
+                    new Object[] {"java/lang/Throwable"}));
+        }
 
         // After the body's own handlers, so those keep precedence.
         method.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
         method.tryCatchBlocks.add(new TryCatchBlockNode(handler, handlerEnd, handler, null));
         method.access &= ~Opcodes.ACC_SYNCHRONIZED;
+    }
+
+    /** A frame's locals (one entry per value, a long or double taking two slots) with {@code type} at {@code slot}. */
+    private static List<Object> withLocal(List<Object> locals, int slot, String type) {
+        List<Object> out = new ArrayList<>(locals.size() + 2);
+        int slots = 0;
+        for (Object local : locals) {
+            out.add(local);
+            slots += local == Opcodes.LONG || local == Opcodes.DOUBLE ? 2 : 1;
+        }
+        if (slots > slot) {
+            throw new CannotRewriteException("a frame with more locals than its method's maximum");
+        }
+        for (; slots < slot; slots++) {
+            out.add(Opcodes.TOP);
+        }
+        out.add(type);
+        return out;
     }
 }

@@ -35,7 +35,8 @@ import org.objectweb.asm.util.TraceMethodVisitor;
 
 /**
  * The rewriter with its {@link MethodSelection} (methods with nothing to rewrite copied as they are) against the
- * rewriter sending every method through its tree passes, on every class of the corpus jars and the fixtures
+ * rewriter sending every method through its tree passes with frames computed by ASM (the path before both, see
+ * {@link DerivedFramesTest} for the frames), on every class of the corpus jars and the fixtures
  * that needs the rewriter: the same outcome (rewritten or skipped, the same sites and unrewritable routes), every
  * method's instructions identical (frames and max sizes aside: a copied method keeps its compiler's), the same
  * class annotations; each method the selection leaves alone is in the output exactly as it came, frames and
@@ -95,7 +96,7 @@ class MethodSelectionCorpusTest {
     void aMethodWithNothingToRewriteNeedsNoFrameComputation() throws Exception {
         byte[] bytes = synchronizedMethodAndAMergeOfAbsentTypes();
         ClassLoader loader = getClass().getClassLoader();
-        MonitorRewriter.Result full = MonitorRewriter.rewrite(bytes, loader, MethodSelection.all());
+        MonitorRewriter.Result full = MonitorRewriter.rewrite(bytes, loader, MethodSelection.all(), false, null);
         assertFalse(full.rewritten());
         assertTrue(full.skipReason().startsWith("cannot read the class file of absent."), full.skipReason());
         MonitorRewriter.Result selective = MonitorRewriter.rewrite(bytes, loader);
@@ -184,7 +185,7 @@ class MethodSelectionCorpusTest {
                 continue;
             }
             MethodSelection selection = MethodSelection.of(bytes);
-            MonitorRewriter.Result full = MonitorRewriter.rewrite(bytes, loader, MethodSelection.all());
+            MonitorRewriter.Result full = MonitorRewriter.rewrite(bytes, loader, MethodSelection.all(), false, null);
             MonitorRewriter.Result selective = MonitorRewriter.rewrite(bytes, loader, selection);
             String entry = e.getKey();
             if (!full.rewritten()) {
@@ -245,7 +246,7 @@ class MethodSelectionCorpusTest {
      * ({@code getDeclaredMethods} links: the JVM's verifier runs, copied frames included). Only verify errors
      * count: a class whose optional dependency is absent fails to link for that reason alone, as it would plain.
      */
-    private static List<String> jvmVerifies(Map<String, byte[]> outputs, ClassLoader parent, int[] linked) {
+    static List<String> jvmVerifies(Map<String, byte[]> outputs, ClassLoader parent, int[] linked) {
         if (outputs.keySet().stream().anyMatch(n -> n.startsWith("java."))) {
             return List.of();
         }
