@@ -41,11 +41,7 @@ public class OrphanRegistrationVersusSuspendStress {
 
         @org.openjdk.jcstress.annotations.Actor
         public void orphan(II_Result r) {
-            InterruptRouting.ORPHANS_BY_CLASS.compute(cls, (c, s) -> {
-                Set<Monitor> set = s == null ? java.util.concurrent.ConcurrentHashMap.newKeySet() : s;
-                set.add(m);
-                return set;
-            });
+            InterruptRouting.orphanBlocked(Actor.current(), cls, m); // the runtime's registration (logs once a minute)
             r.r1 = holder.isSuspended() ? 1 : 0;
         }
 
@@ -74,11 +70,7 @@ public class OrphanRegistrationVersusSuspendStress {
         @org.openjdk.jcstress.annotations.Actor
         public void orphan(II_Result r) {
             r.r1 = holder.isSuspended() ? 1 : 0;
-            InterruptRouting.ORPHANS_BY_CLASS.compute(cls, (c, s) -> {
-                Set<Monitor> set = s == null ? java.util.concurrent.ConcurrentHashMap.newKeySet() : s;
-                set.add(m);
-                return set;
-            });
+            InterruptRouting.orphanBlocked(Actor.current(), cls, m); // the runtime's registration (logs once a minute)
         }
 
         @org.openjdk.jcstress.annotations.Actor

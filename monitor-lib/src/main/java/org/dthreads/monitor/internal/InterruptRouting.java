@@ -344,7 +344,6 @@ final class InterruptRouting {
         }
     }
 
-
     /**
      * Adds to the set of a key, creating it; one atomic step of the map's key (see the design comment). A
      * class rather than a lambda, and linked when this class is initialized (below), not by the first wait,

@@ -33,19 +33,28 @@ class RemoteLeaseTest {
         return t;
     }
 
+    /** A local thread that enters {@code target}, counts itself in {@code in}, and exits. */
+    private static Thread localEntrant(Object target, AtomicInteger in) {
+        return daemon("local", () -> {
+            Monitors.enter(target);
+            in.incrementAndGet();
+            Monitors.exit(target);
+        });
+    }
+
+    private static void awaitParked(Thread t) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.getState() == Thread.State.TIMED_WAITING
+                || t.getState() == Thread.State.WAITING);
+    }
+
     @Test
     void remoteOwnerExcludesLocalThreadsAndReentersWithItsToken() throws Exception {
         Object target = new Object();
         long token = RemoteMonitorSite.enter(target, REMOTE, "peer-1", 60_000);
         assertEquals(token, RemoteMonitorSite.enter(target, REMOTE, "peer-1", 60_000), "re-entry keeps the token");
         AtomicInteger localIn = new AtomicInteger();
-        Thread local = daemon("local", () -> {
-            Monitors.enter(target);
-            localIn.incrementAndGet();
-            Monitors.exit(target);
-        });
-        await().atMost(Duration.ofSeconds(10)).until(() -> local.getState() == Thread.State.TIMED_WAITING
-                || local.getState() == Thread.State.WAITING);
+        Thread local = localEntrant(target, localIn);
+        awaitParked(local);
         assertEquals(0, localIn.get());
         List<MonitorDump.Entry> dump = MonitorDump.snapshot();
         assertTrue(dump.stream().anyMatch(e -> e.ownerClass() == REMOTE && "peer-1".equals(e.remotePeer())
@@ -65,13 +74,8 @@ class RemoteLeaseTest {
         long token = RemoteMonitorSite.enter(target, REMOTE, "peer-c", 60_000);
         RemoteMonitorSite.enter(target, REMOTE, "peer-c", 60_000); // two levels: a cancel drops them all
         AtomicInteger localIn = new AtomicInteger();
-        Thread local = daemon("local", () -> {
-            Monitors.enter(target);
-            localIn.incrementAndGet();
-            Monitors.exit(target);
-        });
-        await().atMost(Duration.ofSeconds(10)).until(() -> local.getState() == Thread.State.TIMED_WAITING
-                || local.getState() == Thread.State.WAITING);
+        Thread local = localEntrant(target, localIn);
+        awaitParked(local);
         RemoteMonitorSite.cancel(token);
         local.join(SECONDS.toMillis(10)); // long before the 60 s lease
         assertEquals(1, localIn.get());
@@ -87,11 +91,7 @@ class RemoteLeaseTest {
         Object target = new Object();
         long token = RemoteMonitorSite.enter(target, REMOTE, "peer-2", 200);
         AtomicInteger localIn = new AtomicInteger();
-        Thread local = daemon("local", () -> {
-            Monitors.enter(target);
-            localIn.incrementAndGet();
-            Monitors.exit(target);
-        });
+        Thread local = localEntrant(target, localIn);
         // the holder neither renews nor operates: the local entrant gets the monitor after the lease
         local.join(SECONDS.toMillis(10));
         assertEquals(1, localIn.get());
@@ -129,7 +129,7 @@ class RemoteLeaseTest {
                 result.set(t.toString());
             }
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> (server.getState() == Thread.State.WAITING || server.getState() == Thread.State.TIMED_WAITING));
+        awaitParked(server);
         Monitors.enter(target); // the remote wait released it
         Monitors.notifyAll(target);
         Monitors.exit(target);
@@ -171,7 +171,7 @@ class RemoteLeaseTest {
                 RemoteMonitorSite.exit(token);
             }
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> (server.getState() == Thread.State.WAITING || server.getState() == Thread.State.TIMED_WAITING));
+        awaitParked(server);
         assertEquals(0, in.get());
         Monitors.exit(target);
         server.join(SECONDS.toMillis(10));
