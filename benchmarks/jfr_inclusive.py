@@ -28,7 +28,8 @@ def main():
         out = subprocess.run([a.jfr, "print", "--json", "--stack-depth", "256", "--events", "jdk.ExecutionSample",
                               recording], check=True, capture_output=True, text=True).stdout
         for e in json.loads(out)["recording"]["events"]:
-            if e["values"]["sampledThread"]["javaName"] != a.thread:
+            thread = e["values"].get("sampledThread") or {}
+            if thread.get("javaName") != a.thread or not e["values"].get("stackTrace"):
                 continue
             names = [(f["method"]["type"]["name"] + "." + f["method"]["name"]).replace("/", ".")
                      for f in e["values"]["stackTrace"]["frames"]]

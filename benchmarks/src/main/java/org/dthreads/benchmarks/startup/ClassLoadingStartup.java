@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
  * java -cp benchmarks/target/benchmarks.jar org.dthreads.benchmarks.startup.ClassLoadingStartup derby|h2 [rounds=7] \
  *     dthreads-agent/target/dthreads-agent.jar [other-agent.jar ...]
  * </pre>
+ * A variant may carry JVM flags after its jar, separated by spaces (one argument, quoted):
+ * {@code "dthreads-agent.jar -Ddthreads.cache=/tmp/cache"}.
  */
 public final class ClassLoadingStartup {
 
@@ -86,7 +88,9 @@ public final class ClassLoadingStartup {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         if (agent != null) {
-            cmd.add("-javaagent:" + agent);
+            String[] parts = agent.trim().split("\\s+");
+            cmd.add("-javaagent:" + parts[0]);
+            cmd.addAll(Arrays.asList(parts).subList(1, parts.length));
         }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

@@ -32,9 +32,18 @@ final class RemoteHierarchy {
         return false;
     }
 
+    /**
+     * The JDK's own remote interfaces (JDK 17 to 25; RMI activation was removed in 17). Every other interface of
+     * {@code java.*} and {@code javax.*} is not remote, decided without reading its class file: reading one through
+     * the platform loader (the run-time image) costs more than the application's own, and most application interfaces
+     * extend some ({@code Serializable}, {@code Comparable}, {@code Iterable}...).
+     */
+    private static final java.util.Set<String> JDK_REMOTE = java.util.Set.of(REMOTE, "java/rmi/registry/Registry",
+            "java/rmi/dgc/DGC", "javax/management/remote/rmi/RMIServer", "javax/management/remote/rmi/RMIConnection");
+
     private static boolean isRemote(String internalName, ClassLoader loader, int depth) {
-        if (REMOTE.equals(internalName)) {
-            return true;
+        if (internalName.startsWith("java/") || internalName.startsWith("javax/")) {
+            return JDK_REMOTE.contains(internalName);
         }
         if (depth > 64) {
             return false;

@@ -55,10 +55,71 @@ final class ClassHierarchy {
     private final Map<String, java.util.Set<String>> methods = new ConcurrentHashMap<>();
     /** The class being rewritten (its methods are read from it, when asked). */
     private volatile ClassReader seeded;
+    /**
+     * What this rewrite learnt about other types, for {@link RewriteCache}: per type, its super-types (or that it
+     * could not be read) and, if asked, its declared methods; null when nobody records.
+     */
+    private final Map<String, String> learnt;
 
     ClassHierarchy(ClassLoader loader) {
+        this(loader, false);
+    }
+
+    /** {@code record}: keep what is learnt about other types ({@link #learnt()}). */
+    ClassHierarchy(ClassLoader loader, boolean record) {
         this.loader = loader;
         this.loaderTypes = loader == null ? BOOT : BY_LOADER.computeIfAbsent(loader, l -> new ConcurrentHashMap<>());
+        this.learnt = record ? new java.util.TreeMap<>() : null;
+    }
+
+    /**
+     * What the rewrite read about types other than the one rewritten, as {@code "i:" + type -> super-types} and
+     * {@code "m:" + type -> declared methods}: equal answers for every entry mean the same rewrite. Empty if not
+     * recording.
+     */
+    Map<String, String> learnt() {
+        if (learnt == null) {
+            return Map.of();
+        }
+        synchronized (learnt) {
+            return new java.util.TreeMap<>(learnt);
+        }
+    }
+
+    /** What this hierarchy answers now for a key of {@link #learnt()}, in the same form; for a cache hit's check. */
+    String answer(String key) {
+        String type = key.substring(2);
+        try {
+            if (key.startsWith("m:")) {
+                return methodsText(methods.computeIfAbsent(type, this::readMethods));
+            }
+            return infoText(info(type));
+        } catch (UnknownTypeException | IllegalArgumentException e) {
+            return ABSENT;
+        }
+    }
+
+    private static final String ABSENT = "absent";
+
+    private static String infoText(Info info) {
+        return info.superName() + ";" + String.join(",", info.interfaces()) + ";" + info.isInterface();
+    }
+
+    private static String methodsText(java.util.Set<String> declared) {
+        return String.join(",", new java.util.TreeSet<>(declared));
+    }
+
+    private void learn(String key, String answer) {
+        if (learnt != null) {
+            synchronized (learnt) {
+                learnt.putIfAbsent(key, answer);
+            }
+        }
+    }
+
+    private boolean isSeed(String type) {
+        ClassReader own = seeded;
+        return own != null && own.getClassName().equals(type);
     }
 
     /**
@@ -83,7 +144,11 @@ final class ClassHierarchy {
             if (t.equals(declarer)) {
                 return true;
             }
-            if (methods.computeIfAbsent(t, this::readMethods).contains(name + descriptor)) {
+            java.util.Set<String> declared = methods.computeIfAbsent(t, this::readMethods);
+            if (!isSeed(t)) {
+                learn("m:" + t, methodsText(declared));
+            }
+            if (declared.contains(name + descriptor)) {
                 return false;
             }
         }
@@ -164,10 +229,16 @@ final class ClassHierarchy {
         Map<String, Info> shared = type.startsWith("java/") ? JDK : loaderTypes;
         Info read = shared.get(type);
         if (read == null) {
-            read = read(type);
+            try {
+                read = read(type);
+            } catch (UnknownTypeException e) {
+                learn("i:" + type, ABSENT); // an answer too: isSubtypeOf takes it as "no"
+                throw e;
+            }
             shared.put(type, read);
         }
         cache.put(type, read);
+        learn("i:" + type, infoText(read));
         return read;
     }
 

@@ -134,6 +134,17 @@ public final class ClassScan {
         LAST.set(new ClassScan(this, marked));
     }
 
+    /**
+     * The same for {@code rewritten}, this class as the rewriter returned it: access, super class and interfaces are
+     * the same, and every constant of this class is in it too (the rewriter's writer keeps the constant pool and
+     * appends to it), so the view answers {@link #hasConstant} rightly for any constant but the rewriter's own
+     * (its runtime's methods, the marker), which the transformers after it never ask about. Saves those
+     * transformers a scan of every rewritten class (issue 16: about 6% of a cached start-up's loading thread).
+     */
+    void rewrittenAs(byte[] rewritten) {
+        LAST.set(new ClassScan(this, rewritten));
+    }
+
     private ClassScan(ClassScan unmarked, byte[] marked) {
         this.bytes = unmarked.bytes;
         this.key = marked;

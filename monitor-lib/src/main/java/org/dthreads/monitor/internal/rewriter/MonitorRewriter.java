@@ -90,6 +90,12 @@ public final class MonitorRewriter {
      */
     static Result rewrite(byte[] classBytes, ClassLoader loader, MethodSelection selection, boolean deriveFrames,
             FrameStats stats) {
+        return rewrite(classBytes, selection, deriveFrames, stats, new ClassHierarchy(loader));
+    }
+
+    /** With the caller's {@code hierarchy} (one per rewrite; {@link RewriteCache} records what it learns). */
+    static Result rewrite(byte[] classBytes, MethodSelection selection, boolean deriveFrames, FrameStats stats,
+            ClassHierarchy hierarchy) {
         try {
             ClassReader reader = new ClassReader(classBytes);
             if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
@@ -99,7 +105,6 @@ public final class MonitorRewriter {
             if (facts.marker) {
                 return skipped("already rewritten");
             }
-            ClassHierarchy hierarchy = new ClassHierarchy(loader);
             hierarchy.seed(reader);
             // Built from the reader so the original constant pool is kept, in order, and new entries are
             // appended: otherwise entries move past index 255 and every such ldc becomes a 3-byte ldc_w,

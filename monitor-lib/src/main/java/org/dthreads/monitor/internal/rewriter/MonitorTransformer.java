@@ -27,6 +27,8 @@ public final class MonitorTransformer implements ClassFileTransformer {
     private final AtomicInteger skipped = new AtomicInteger();
     private final AtomicInteger sites = new AtomicInteger();
     private final Map<ClassLoader, Boolean> prepared = new WeakHashMap<>();
+    /** Rewritten classes kept between runs, if {@code -Ddthreads.cache} names a directory ({@link RewriteCache}). */
+    private final RewriteCache cache = RewriteCache.fromSystemProperty();
 
     /** @param inScope whether a class (internal name) may be rewritten */
     public MonitorTransformer(Predicate<String> inScope) {
@@ -44,7 +46,7 @@ public final class MonitorTransformer implements ClassFileTransformer {
             rewritten.incrementAndGet();
             return markedOnly;
         }
-        MonitorRewriter.Result result = MonitorRewriter.rewrite(bytes, loader);
+        MonitorRewriter.Result result = cache != null ? cache.rewrite(bytes, loader) : MonitorRewriter.rewrite(bytes, loader);
         if (result.rewritten()) {
             if (!result.unrewritableSites().isEmpty()) {
                 LOG.warn("unrewritable:" + className, "dthreads: " + className.replace('/', '.') + " reaches wait/notify/"
@@ -55,6 +57,11 @@ public final class MonitorTransformer implements ClassFileTransformer {
             rewritten.incrementAndGet();
             sites.addAndGet(result.sites());
             prepare(loader);
+            try {
+                ClassScan.of(bytes).rewrittenAs(result.bytes()); // the scan markerOnly made: the next transformers share it
+            } catch (RuntimeException notScanned) {
+                // they scan the rewritten bytes themselves
+            }
             return result.bytes();
         }
         if (!"already rewritten".equals(result.skipReason())) {
@@ -96,6 +103,7 @@ public final class MonitorTransformer implements ClassFileTransformer {
 
     /** One line for a debug summary: classes rewritten, skipped, and monitor sites replaced. */
     public String summary() {
-        return rewritten.get() + " classes rewritten (" + sites.get() + " monitor sites), " + skipped.get() + " skipped";
+        return rewritten.get() + " classes rewritten (" + sites.get() + " monitor sites), " + skipped.get() + " skipped"
+                + (cache == null ? "" : "; " + cache);
     }
 }
