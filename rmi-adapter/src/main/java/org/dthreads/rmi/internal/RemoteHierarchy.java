@@ -33,16 +33,18 @@ final class RemoteHierarchy {
     }
 
     /**
-     * The JDK's own remote interfaces (JDK 17 to 25; RMI activation was removed in 17). Every other interface of
-     * {@code java.*} and {@code javax.*} is not remote, decided without reading its class file: reading one through
-     * the platform loader (the run-time image) costs more than the application's own, and most application interfaces
-     * extend some ({@code Serializable}, {@code Comparable}, {@code Iterable}...).
+     * The remote interfaces of {@code java.*} (JDK 17 to 25; RMI activation was removed in 17). Only the JDK may define
+     * a {@code java.*} class, so every other {@code java.*} interface is not remote, decided without reading its class
+     * file through the platform loader (the run-time image), which costs more than reading the application's own:
+     * most application interfaces extend some ({@code Serializable}, {@code Comparable}, {@code Iterable}...).
+     * {@code javax.*} is read as before: application jars define {@code javax.*} remote interfaces too
+     * ({@code javax.ejb.EJBObject}).
      */
     private static final java.util.Set<String> JDK_REMOTE = java.util.Set.of(REMOTE, "java/rmi/registry/Registry",
-            "java/rmi/dgc/DGC", "javax/management/remote/rmi/RMIServer", "javax/management/remote/rmi/RMIConnection");
+            "java/rmi/dgc/DGC");
 
     private static boolean isRemote(String internalName, ClassLoader loader, int depth) {
-        if (internalName.startsWith("java/") || internalName.startsWith("javax/")) {
+        if (internalName.startsWith("java/")) {
             return JDK_REMOTE.contains(internalName);
         }
         if (depth > 64) {
