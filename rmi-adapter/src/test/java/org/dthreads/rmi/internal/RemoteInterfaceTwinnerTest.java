@@ -111,6 +111,12 @@ class RemoteInterfaceTwinnerTest {
         assertTrue(RemoteHierarchy.extendsRemote(new String[] {"org/dthreads/rmi/fixture/Echo"}, loader));
         assertTrue(!RemoteHierarchy.extendsRemote(new String[] {"java/lang/Runnable"}, loader));
         assertTrue(!RemoteHierarchy.extendsRemote(new String[] {"no/such/Type"}, loader));
+        // java.*: decided from the JDK's list, without reading; javax.*: read (application jars define some)
+        assertTrue(RemoteHierarchy.extendsRemote(new String[] {"java/rmi/registry/Registry"}, loader));
+        assertTrue(RemoteHierarchy.extendsRemote(new String[] {"java/rmi/dgc/DGC"}, loader));
+        assertTrue(!RemoteHierarchy.extendsRemote(new String[] {"java/io/Serializable"}, loader));
+        assertTrue(RemoteHierarchy.extendsRemote(new String[] {"javax/management/remote/rmi/RMIServer"}, loader));
+        assertTrue(!RemoteHierarchy.extendsRemote(new String[] {"javax/management/DynamicMBean"}, loader));
     }
 
     /** Loads the fixture classes itself, twinning remote interfaces on the way. */
