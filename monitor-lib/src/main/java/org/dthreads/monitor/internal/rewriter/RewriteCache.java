@@ -61,14 +61,17 @@ import org.dthreads.internal.RateLimitedLog;
  * entry or none; two JVMs storing one key store the same bytes.
  *
  * <h2>Trust and failures</h2>
- * The directory must belong to the JVM's user and be writable by nobody else (created {@code rwx------});
- * otherwise the cache is off, said once. Never throws: an I/O error is a miss (said once per kind) and the class
+ * The directory must belong to the JVM's user and be writable by nobody else (created {@code rwx------}), and be
+ * empty or a cache already (it holds the file {@link #ROOT_MARKER}): a directory with other contents is refused, so
+ * a mistyped path never has its subdirectories swept. Otherwise the cache is off, said once. Never throws: an I/O error is a miss (said once per kind) and the class
  * is rewritten as without a cache; a directory that cannot be written turns the cache off.
  */
 final class RewriteCache {
     static final String PROPERTY = "dthreads.cache";
     static final int RETENTION_DAYS = 30;
     private static final String MAGIC = "dthreads-rewrite-cache-3";
+    /** The file that makes a directory a rewrite cache (see "Trust and failures"). */
+    static final String ROOT_MARKER = ".dthreads-rewrite-cache";
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(RewriteCache.class);
     private static final HexFormat HEX = HexFormat.of();
 
@@ -106,6 +109,7 @@ final class RewriteCache {
         try {
             Path root = directory.toAbsolutePath();
             ensurePrivateDirectory(root);
+            claim(root);
             String build = HEX.formatHex(sha256(buildId.getBytes(StandardCharsets.UTF_8))).substring(0, 16);
             Path buildDirectory = root.resolve(build);
             ensurePrivateDirectory(buildDirectory);
@@ -284,12 +288,31 @@ final class RewriteCache {
         }
     }
 
+    /** Marks an empty directory as a cache; refuses one with other contents. */
+    private static void claim(Path root) throws IOException {
+        Path marker = root.resolve(ROOT_MARKER);
+        if (Files.exists(marker)) {
+            return;
+        }
+        try (DirectoryStream<Path> contents = Files.newDirectoryStream(root)) {
+            if (contents.iterator().hasNext()) {
+                throw new IOException(root + " is neither empty nor a dthreads rewrite cache (no " + ROOT_MARKER + ")");
+            }
+        }
+        try {
+            Files.createFile(marker);
+        } catch (java.nio.file.FileAlreadyExistsException raced) {
+            // another JVM claimed it first
+        }
+    }
+
     private void deleteOldBuildsInBackground(Path root, String current) {
         Thread sweeper = new Thread(() -> {
             long cutoff = System.currentTimeMillis() - TimeUnit.DAYS.toMillis(RETENTION_DAYS);
             try (DirectoryStream<Path> builds = Files.newDirectoryStream(root)) {
                 for (Path build : builds) {
-                    if (!build.getFileName().toString().equals(current) && Files.isDirectory(build)
+                    String name = build.getFileName().toString();
+                    if (name.matches("[0-9a-f]{16}") && !name.equals(current) && Files.isDirectory(build)
                             && Files.getLastModifiedTime(build).toMillis() < cutoff) {
                         deleteTree(build);
                     }

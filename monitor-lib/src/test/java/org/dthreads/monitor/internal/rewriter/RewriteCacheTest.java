@@ -45,7 +45,7 @@ class RewriteCacheTest {
 
     private static List<Path> entries(Path dir) throws IOException {
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).toList();
+            return files.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith(".")).toList();
         }
     }
 
@@ -148,6 +148,27 @@ class RewriteCacheTest {
         Path created = dir.resolve("fresh");
         open(created, "build-1");
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(created)));
+    }
+
+    @Test
+    void aDirectoryWithOtherContentsIsNotUsedNorSwept() throws Exception {
+        Path home = Files.createDirectory(dir.resolve("home"));
+        Path old = Files.createDirectory(home.resolve("0123456789abcdef"));
+        Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.fromMillis(0));
+        Files.writeString(home.resolve("notes.txt"), "mine");
+        assertNull(RewriteCache.open(home, "build-1"), "not empty and not a cache");
+        assertTrue(Files.exists(old));
+
+        Path cache = dir.resolve("cache");
+        open(cache, "build-1");
+        assertTrue(Files.exists(cache.resolve(RewriteCache.ROOT_MARKER)));
+        Path stale = Files.createDirectory(cache.resolve("fedcba9876543210"));
+        Files.setLastModifiedTime(stale, java.nio.file.attribute.FileTime.fromMillis(0));
+        Path other = Files.createDirectory(cache.resolve("not-a-build"));
+        Files.setLastModifiedTime(other, java.nio.file.attribute.FileTime.fromMillis(0));
+        open(cache, "build-1"); // the next start sweeps builds unused for 30 days, in the background
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> !Files.exists(stale));
+        assertTrue(Files.exists(other), "only build directories are swept");
     }
 
     @Test
