@@ -1,4 +1,4 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import java.lang.reflect.Method;
 import java.rmi.Remote;
@@ -29,7 +29,7 @@ import org.dthreads.internal.RateLimitedLog;
  * the caller holds in native mode (a {@code Vector} passed inside {@code synchronized (vector)}) blocks the
  * helper, as it would in any program that serializes on another thread.
  */
-final class CallbackOutgoingCall {
+public final class CallbackOutgoingCall {
 
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(CallbackOutgoingCall.class);
     private static final AtomicInteger HELPER_NUMBER = new AtomicInteger();
@@ -46,7 +46,7 @@ final class CallbackOutgoingCall {
      * Makes {@code ref.invoke(target, twin, args, hash)} with the calling thread taking callbacks of
      * {@code threadClass} meanwhile. Same result and exceptions as the direct call.
      */
-    static Object invoke(RemoteRef ref, Remote target, Method twin, Object[] args, long hash, long threadClass)
+    public static Object invoke(RemoteRef ref, Remote target, Method twin, Object[] args, long hash, long threadClass)
             throws Exception {
         CallbackMailbox box = CallbackMailbox.current();
         boolean outermost = box == null;

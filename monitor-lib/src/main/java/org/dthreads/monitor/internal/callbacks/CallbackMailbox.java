@@ -1,4 +1,4 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,4 +1,4 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import org.dthreads.internal.RateLimitedLog;
 
