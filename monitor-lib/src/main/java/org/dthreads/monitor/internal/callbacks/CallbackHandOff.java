@@ -64,11 +64,6 @@ public final class CallbackHandOff {
         return box == null ? NOT_HANDED : handOff(box, threadClass, call);
     }
 
-    /** Whether a thread of this site other than the calling one waits in an outgoing call of {@code threadClass}. */
-    public static boolean hasWaitingThread(long threadClass) {
-        return waitingBox(threadClass) != null;
-    }
-
     private static CallbackMailbox waitingBox(long threadClass) {
         if (!ThreadClass.isValid(threadClass)) {
             return null; // the caller's binding logs it
