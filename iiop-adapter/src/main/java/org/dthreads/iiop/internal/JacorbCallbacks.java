@@ -47,8 +47,9 @@ import org.omg.IOP.ServiceContext;
  *       {@code process}): on an ORB with client or server request interceptors nothing is moved; those calls
  *       and callbacks run as in take-over mode.</li>
  * </ul>
- * Stateless apart from the two handles, resolved once through the lookup the patched method passes (it has
- * private access to its own class). Never throws anything but the invocation's own outcome.
+ * Stateless apart from the two cached handles, resolved through the lookup the patched method passes (it has
+ * private access to its own class; resolved again when another copy of JacORB calls). Never throws anything but
+ * the invocation's own outcome.
  */
 public final class JacorbCallbacks {
 
@@ -68,7 +69,7 @@ public final class JacorbCallbacks {
     public static Object invoke(Object delegate, Object self, Object out, Object replyHandler, boolean async,
             MethodHandles.Lookup lookup) throws Throwable {
         MethodHandle original = invokeInternal;
-        if (original == null) {
+        if (original == null || original.type().parameterType(0) != lookup.lookupClass()) { // another JacORB copy
             original = MethodHandles.privateLookupIn(lookup.lookupClass(), lookup).findVirtual(lookup.lookupClass(),
                     JacorbPatch.INVOKE_INTERNAL + JacorbPatch.SUFFIX, MethodType.methodType(InputStream.class,
                             org.omg.CORBA.Object.class, org.omg.CORBA.portable.OutputStream.class,
@@ -116,7 +117,8 @@ public final class JacorbCallbacks {
     /** A synchronous two-way request of a fast-path ORB without client interceptors (their state is per thread). */
     private static boolean movable(Object out, Object replyHandler, boolean async) {
         try {
-            if (replyHandler != null || async || !(out instanceof RequestOutputStream ros) || !ros.response_expected()) {
+            if (replyHandler != null || async || !(out instanceof RequestOutputStream ros)
+                    || !ros.response_expected()) {
                 return false;
             }
             return JacorbFastPath.enabled(ros.orb()) && ros.orb() instanceof org.jacorb.orb.ORB orb
@@ -135,7 +137,7 @@ public final class JacorbCallbacks {
      */
     public static void process(Object processor, Object request, MethodHandles.Lookup lookup) throws Throwable {
         MethodHandle original = processBody;
-        if (original == null) {
+        if (original == null || original.type().parameterType(0) != lookup.lookupClass()) {
             original = MethodHandles.privateLookupIn(lookup.lookupClass(), lookup).findVirtual(lookup.lookupClass(),
                     JacorbPatch.PROCESS + JacorbPatch.SUFFIX, MethodType.methodType(void.class));
             processBody = original;

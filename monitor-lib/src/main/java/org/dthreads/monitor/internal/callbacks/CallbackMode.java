@@ -3,10 +3,11 @@ package org.dthreads.monitor.internal.callbacks;
 import org.dthreads.internal.RateLimitedLog;
 
 /**
- * Where a callback (JRMP, or IIOP on the JacORB and GlassFish fast paths) runs, chosen once per JVM with {@code -Ddthreads.callbacks}:
+ * Where a callback (JRMP, or IIOP on the JacORB and GlassFish fast paths) runs, chosen once per JVM with
+ * {@code -Ddthreads.callbacks}:
  * <ul>
- *   <li>{@code takeover} (the default): on the server thread that received it (RMI connection thread, ORB worker), which acts for its class
- *       (it may take over the class's emulated monitors while the class's thread waits in an outgoing call);</li>
+ *   <li>{@code takeover} (the default): on the server thread that received it (RMI connection thread, ORB
+ *       worker), which acts for its class (it may take over the class's emulated monitors while the class's thread waits in an outgoing call);</li>
  *   <li>{@code original}: on the thread of this site that waits in an outgoing call of the callback's class, if
  *       there is one ({@link CallbackHandOff}, {@link CallbackOutgoingCall}); otherwise as {@code takeover}.</li>
  * </ul>

@@ -23,8 +23,9 @@ import org.dthreads.internal.RateLimitedLog;
  * <h2>Concurrency</h2>
  * The helpers are a cached pool of daemon threads (one per call in flight; idle ones end after 30 s); a helper
  * touches only the call's own arguments and its {@link CallbackReply}, and runs with the caller's context class
- * loader (RMI and the ORBs resolve classes of the reply through it) and bound to the caller's class. The mailbox is opened by the outermost such call of a
- * thread and closed in its {@code finally}, so it lives exactly while the thread waits for some reply; nested
+ * loader (RMI and the ORBs resolve classes of the reply through it) and bound to the caller's class. The mailbox
+ * is opened by the outermost such call of a thread and closed in its {@code finally}, so it lives exactly while the
+ * thread waits for some reply; nested
  * calls (made by a callback the thread runs) wait on the same mailbox.
  *
  * <p>Known limit (JRMP): the arguments are marshalled on the helper. An argument whose serialization locks an object
