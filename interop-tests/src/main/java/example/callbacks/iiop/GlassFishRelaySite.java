@@ -76,7 +76,7 @@ public final class GlassFishRelaySite implements SiteApp {
                 return relay.hop(route, index + 1, token, mode);
             };
             try {
-                return visits.visit(token, mode, next, null);
+                return visits.visit(token, mode, index, next, null);
             } catch (RemoteException | RuntimeException e) {
                 throw e;
             } catch (Exception e) {

@@ -39,8 +39,13 @@ public final class JacorbRelaySite implements SiteApp {
                 iors.append(site.equals(ctx.siteName()) ? orb.object_to_string(node.self) : ctx.peerEndpoint(site, "ior"))
                         .append(' ');
             }
-            return node.hop(iors.toString().trim(), 0, UUID.randomUUID().toString(), args.get(1), false);
+            try {
+                return node.hop(iors.toString().trim(), 0, UUID.randomUUID().toString(), args.get(1), false);
+            } catch (RuntimeException e) {
+                return "failed: " + e + (e.getCause() == null ? "" : ", caused by " + e.getCause());
+            }
         });
+        ctx.step("journal", args -> node.visits.journal());
     }
 
     static final class Node extends DynamicImplementation {
@@ -57,7 +62,7 @@ public final class JacorbRelaySite implements SiteApp {
         String hop(String route, int index, String token, String mode, boolean served) throws Exception {
             String[] iors = route.split(" ");
             RelayVisits.Step next = index == iors.length - 1 ? null : () -> call(iors[index + 1], route, index + 1, token, mode);
-            return visits.visit(token, mode, next, served ? this::poaCheck : null);
+            return visits.visit(token, mode, index, next, served ? this::poaCheck : null);
         }
 
         /** What POA Current and {@code _this_object()} say about the request this thread serves. */

@@ -1,5 +1,6 @@
 package org.dthreads.interop;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -96,6 +97,23 @@ class IiopOriginalThreadCallbacksTest {
         List<Site> sites = start(cluster, JacorbRelaySite.class, true);
         assertEquals("A[first,fresh] > B[first,fresh]{poa} > A[same,seen]{poa} > B[same,seen]{poa} > A[same,seen]{poa}",
                 route(cluster, sites, "A,B,A,B,A", "poa"));
+    }
+
+    @Test
+    void jacorbACallbackArrivingAfterTheCallerTimedOutIsServedOnAServerThreadNotLost(SiteCluster cluster) {
+        // the orphan rule: A's call to B times out (JacORB's reply timeout, 1 s) while B works (2 s); B's callback
+        // then finds no thread of its class waiting at A and is served on a request processor thread, as in
+        // take-over mode, instead of hanging
+        List<Site> sites = cluster.start(
+                SiteSpec.app("A", JacorbRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
+                        .systemProperty("dthreads.callbacks", "original")
+                        .systemProperty("jacorb.connection.client.pending_reply_timeout", "1000"),
+                SiteSpec.app("B", JacorbRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
+                        .systemProperty("dthreads.callbacks", "original"));
+        String result = route(cluster, sites, "A,B,A", "late");
+        assertTrue(result.startsWith("failed: ") && result.contains("org.omg.CORBA.TIMEOUT"), result);
+        await().atMost(Duration.ofSeconds(15)).until(() -> sites.get(0).run("journal").contains("A[other,fresh]"));
+        assertEquals("A[first,fresh] ; A[other,fresh]", sites.get(0).run("journal"));
     }
 
     // GlassFish ORB (RMI-IIOP, dynamic stubs)
