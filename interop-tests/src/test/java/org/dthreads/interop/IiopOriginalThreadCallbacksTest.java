@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import example.callbacks.iiop.GlassFishRelaySite;
-import example.callbacks.iiop.JacorbRelaySite;
+import example.callbacks.iiop.CorbaRelaySite;
 import java.time.Duration;
 import java.util.List;
 import org.dthreads.junit.DeadlockEvidence;
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the GlassFish ORB, both with the agent's fast paths. A callback whose class has a thread of this site waiting in
  * an outgoing call runs on that thread, so a zigzag through a native-mode monitor ({@code synchronized (vector)}
  * held across the call and taken again in the callback) completes, and the callback sees the thread's
- * {@code ThreadLocal}s and the same {@code Thread} object, at any depth. On JacORB, a servant that asks POA Current
- * and {@code _this_object()} inside the callback gets the callback's request. The controls run the same routes in
+ * {@code ThreadLocal}s and the same {@code Thread} object, at any depth. A CORBA servant (on either ORB) that asks
+ * POA Current and {@code _this_object()} inside the callback gets the callback's request. The controls run the same routes in
  * the default (take-over) mode: the native zigzag deadlocks, and the callback runs on another thread.
  *
  * <p>Trail notation ({@code example.callbacks.iiop.RelayVisits}): {@code SITE[thread,tl]}, thread
@@ -41,11 +41,13 @@ class IiopOriginalThreadCallbacksTest {
         JrmpZigzagTest.agentIsBuilt();
     }
 
-    private static List<Site> start(SiteCluster cluster, Class<? extends SiteApp> app, boolean original) {
+    private static List<Site> start(SiteCluster cluster, Class<? extends SiteApp> app, boolean original, String... args) {
         SiteSpec[] specs = new SiteSpec[2];
         String[] names = {"A", "B"};
+        String[] all = java.util.stream.Stream.concat(java.util.stream.Stream.of("dthreads"), java.util.Arrays.stream(args))
+                .toArray(String[]::new);
         for (int i = 0; i < 2; i++) {
-            SiteSpec spec = SiteSpec.app(names[i], app).javaAgent(JrmpZigzagTest.AGENT).args("dthreads");
+            SiteSpec spec = SiteSpec.app(names[i], app).javaAgent(JrmpZigzagTest.AGENT).args(all);
             specs[i] = original ? spec.systemProperty("dthreads.callbacks", "original") : spec;
         }
         return cluster.start(specs);
@@ -64,28 +66,28 @@ class IiopOriginalThreadCallbacksTest {
                 evidence::toString);
     }
 
-    // JacORB (CORBA, DII/DSI)
+    // JacORB (CORBA, DII/DSI: CorbaRelaySite)
 
     @Test
     void jacorbAZigzagThroughAVectorsMonitorCompletesOnTheOriginalThread(SiteCluster cluster) {
-        assertEquals(ORIGINAL_TRAIL, route(cluster, start(cluster, JacorbRelaySite.class, true), "A,B,A", "vector"));
+        assertEquals(ORIGINAL_TRAIL, route(cluster, start(cluster, CorbaRelaySite.class, true), "A,B,A", "vector"));
     }
 
     @Test
     void jacorbControlInTakeOverModeTheVectorZigzagDeadlocks(SiteCluster cluster) {
-        assertVectorZigzagDeadlocks(cluster, start(cluster, JacorbRelaySite.class, false));
+        assertVectorZigzagDeadlocks(cluster, start(cluster, CorbaRelaySite.class, false));
     }
 
     @Test
     void jacorbControlInTakeOverModeTheCallbackRunsOnAnotherThreadWithoutTheThreadLocal(SiteCluster cluster) {
-        assertEquals(TAKE_OVER_TRAIL, route(cluster, start(cluster, JacorbRelaySite.class, false), "A,B,A", "none"));
+        assertEquals(TAKE_OVER_TRAIL, route(cluster, start(cluster, CorbaRelaySite.class, false), "A,B,A", "none"));
     }
 
     @Test
     void jacorbANestedZigzagOfDepthFourRunsEveryHopOfASiteOnOneThread(SiteCluster cluster) {
         // B's second visit is a callback of A's class on B: it runs on B's request processor thread that waits in
         // its outgoing call of that class, the one holding B's Vector
-        List<Site> sites = start(cluster, JacorbRelaySite.class, true);
+        List<Site> sites = start(cluster, CorbaRelaySite.class, true);
         assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen] > B[same,seen] > A[same,seen]",
                 route(cluster, sites, "A,B,A,B,A", "vector"));
     }
@@ -94,7 +96,7 @@ class IiopOriginalThreadCallbacksTest {
     void jacorbPoaCurrentAndThisObjectAnswerForTheCallbacksRequestOnTheOriginalThread(SiteCluster cluster) {
         // A's first visit is the step's thread (no request); A's callback runs there, B's callback runs on B's
         // request processor thread above its own request; afterwards each answers for its own request again
-        List<Site> sites = start(cluster, JacorbRelaySite.class, true);
+        List<Site> sites = start(cluster, CorbaRelaySite.class, true);
         assertEquals("A[first,fresh] > B[first,fresh]{poa} > A[same,seen]{poa} > B[same,seen]{poa} > A[same,seen]{poa}",
                 route(cluster, sites, "A,B,A,B,A", "poa"));
     }
@@ -105,10 +107,10 @@ class IiopOriginalThreadCallbacksTest {
         // then finds no thread of its class waiting at A and is served on a request processor thread, as in
         // take-over mode, instead of hanging
         List<Site> sites = cluster.start(
-                SiteSpec.app("A", JacorbRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
+                SiteSpec.app("A", CorbaRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
                         .systemProperty("dthreads.callbacks", "original")
                         .systemProperty("jacorb.connection.client.pending_reply_timeout", "1000"),
-                SiteSpec.app("B", JacorbRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
+                SiteSpec.app("B", CorbaRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
                         .systemProperty("dthreads.callbacks", "original"));
         String result = route(cluster, sites, "A,B,A", "late");
         assertTrue(result.startsWith("failed: ") && result.contains("org.omg.CORBA.TIMEOUT"), result);
@@ -121,6 +123,15 @@ class IiopOriginalThreadCallbacksTest {
     @Test
     void glassFishAZigzagThroughAVectorsMonitorCompletesOnTheOriginalThread(SiteCluster cluster) {
         assertEquals(ORIGINAL_TRAIL, route(cluster, start(cluster, GlassFishRelaySite.class, true), "A,B,A", "vector"));
+    }
+
+    @Test
+    void glassFishPoaCurrentAndThisObjectAnswerForTheCallbacksRequestOnTheOriginalThread(SiteCluster cluster) {
+        // CORBA (DII/DSI) on the GlassFish ORB: the object adapter's invocation info is pushed and popped within
+        // the dispatch the original thread runs
+        List<Site> sites = start(cluster, CorbaRelaySite.class, true, "glassfish");
+        assertEquals("A[first,fresh] > B[first,fresh]{poa} > A[same,seen]{poa} > B[same,seen]{poa} > A[same,seen]{poa}",
+                route(cluster, sites, "A,B,A,B,A", "poa"));
     }
 
     @Test

@@ -18,16 +18,17 @@ import org.omg.PortableServer.DynamicImplementation;
 import org.omg.PortableServer.POA;
 
 /**
- * The relay of the callbacks-on-the-original-thread tests over CORBA on JacORB, with the dthreads ORB initializer
- * (argument {@code dthreads}: without it, plain JacORB): a DSI servant whose {@code hop(route, index, token, mode)}
+ * The relay of the callbacks-on-the-original-thread tests over CORBA, on JacORB (argument {@code glassfish}: on the
+ * GlassFish ORB), with the dthreads ORB initializer (argument {@code dthreads}: without it, the plain ORB): a DSI
+ * servant whose {@code hop(route, index, token, mode)}
  * forwards by DII to the next IOR of the route ({@link RelayVisits} for the trail and the modes). Step
  * {@code route A,B,A mode} starts a route from the step's thread.
  */
-public final class JacorbRelaySite implements SiteApp {
+public final class CorbaRelaySite implements SiteApp {
 
     @Override
     public void start(SiteContext ctx) throws Exception {
-        ORB orb = Jacorb.orb(ctx, ctx.args().contains("dthreads"));
+        ORB orb = ctx.args().contains("glassfish") ? glassFishOrb(ctx) : Jacorb.orb(ctx, ctx.args().contains("dthreads"));
         POA root = Jacorb.rootPoa(orb);
         Node node = new Node(ctx.siteName(), orb);
         node.oid = root.activate_object(node);
@@ -48,6 +49,20 @@ public final class JacorbRelaySite implements SiteApp {
         ctx.step("journal", args -> node.visits.journal());
     }
 
+    private static ORB glassFishOrb(SiteContext ctx) throws Exception {
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("org.omg.CORBA.ORBClass", "com.sun.corba.ee.impl.orb.ORBImpl");
+        props.setProperty("org.omg.CORBA.ORBSingletonClass", "com.sun.corba.ee.impl.orb.ORBSingleton");
+        props.setProperty("com.sun.corba.ee.ORBServerHost", ctx.host());
+        props.setProperty("com.sun.corba.ee.ORBServerPort", "0");
+        if (ctx.args().contains("dthreads")) {
+            props.setProperty("org.omg.PortableInterceptor.ORBInitializerClass.org.dthreads.iiop.DThreadsOrbInitializer", "");
+        }
+        ORB orb = ORB.init(new String[0], props);
+        Jacorb.rootPoa(orb).the_POAManager().activate();
+        return orb;
+    }
+
     static final class Node extends DynamicImplementation {
         private final ORB orb;
         private final RelayVisits visits;
@@ -65,12 +80,15 @@ public final class JacorbRelaySite implements SiteApp {
             return visits.visit(token, mode, index, next, served ? this::poaCheck : null);
         }
 
-        /** What POA Current and {@code _this_object()} say about the request this thread serves. */
+        /**
+         * What POA Current and {@code _this_object()} say about the request this thread serves (no
+         * {@code get_servant()}: the GlassFish ORB predates it).
+         */
         private String poaCheck() {
             try {
                 Current current = CurrentHelper.narrow(orb.resolve_initial_references("POACurrent"));
-                if (current.get_servant() != this) {
-                    return "poa: another servant";
+                if (!current.get_POA().the_name().equals("RootPOA")) {
+                    return "poa: another POA";
                 }
                 if (!Arrays.equals(current.get_object_id(), oid)) {
                     return "poa: another object id";
