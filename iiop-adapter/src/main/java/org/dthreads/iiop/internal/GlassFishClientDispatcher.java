@@ -38,8 +38,8 @@ import org.omg.CORBA.portable.RemarshalException;
  *       an exception, a retry), the thread is marked as waiting for the reply ({@link PendingReplies}).</li>
  *   <li>Nothing throws out of dthreads' part: a failure is logged (rate-limited) and the request goes
  *       without context, or unmarked.</li>
- *   <li>{@code -Ddthreads.callbacks=original} ({@link #marshalingComplete1}): a two-way request is sent and its
- *       reply waited for on a helper thread ({@link CallbackOutgoingCall}) while the caller takes callbacks of
+ *   <li>{@code -Ddthreads.callbacks=original} ({@link #marshalingComplete1}): a two-way request (not a remote
+ *       monitor operation) is sent and its reply waited for on a helper thread ({@link CallbackOutgoingCall}) while the caller takes callbacks of
  *       its class. Only that part moves: the ORB keeps the request's {@code ClientInvocationInfo}, the
  *       Portable Interceptor request stack and the encoding version in per-thread stacks with no way to hand
  *       an entry to another thread, and reads them around it (marshalling, {@code processResponse},
@@ -143,7 +143,8 @@ final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
     @Override
     public CDRInputObject marshalingComplete1(ORB orb, MessageMediator request)
             throws ApplicationException, RemarshalException {
-        if (!CallbackMode.ORIGINAL || request.isOneWay()) {
+        if (!CallbackMode.ORIGINAL || request.isOneWay()
+                || MonitorRequestHook.OPERATION.equals(request.getOperationName())) { // blocks as a monitor, as JRMP's
             return super.marshalingComplete1(orb, request);
         }
         RuntimeException failure;

@@ -24,7 +24,7 @@ import org.omg.IOP.ServiceContext;
  * <ul>
  *   <li>Client, {@link #invoke} (in {@code Delegate.invoke_internal}, between {@link JacorbHooks#clientBegin} and
  *       {@link JacorbHooks#clientEnd}, which stay on the calling thread): a synchronous two-way request on a
- *       fast-path ORB without client interceptors is sent, waited for and its reply header read on a helper
+ *       fast-path ORB without client interceptors, other than a remote monitor operation, is sent, waited for and its reply header read on a helper
  *       thread ({@link CallbackOutgoingCall}) while the caller takes callbacks of its class. The stub marshals
  *       the arguments and unmarshals the result on the calling thread, as always.</li>
  *   <li>Server, {@link #process} (all of {@code RequestProcessor.process()}): a request whose class has a
@@ -114,12 +114,15 @@ public final class JacorbCallbacks {
         return (ArrayDeque<Map<?, ?>>) (ArrayDeque<?>) Delegate.getInvocationContext();
     }
 
-    /** A synchronous two-way request of a fast-path ORB without client interceptors (their state is per thread). */
+    /**
+     * A synchronous two-way request of a fast-path ORB without client interceptors (their state is per thread), not
+     * a remote monitor operation.
+     */
     private static boolean movable(Object out, Object replyHandler, boolean async) {
         try {
             if (replyHandler != null || async || !(out instanceof RequestOutputStream ros)
-                    || !ros.response_expected()) {
-                return false;
+                    || !ros.response_expected() || MonitorRequestHook.OPERATION.equals(ros.operation())) {
+                return false; // a remote monitor operation blocks as a monitor does, taking no callbacks (as JRMP's)
             }
             return JacorbFastPath.enabled(ros.orb()) && ros.orb() instanceof org.jacorb.orb.ORB orb
                     && !orb.hasClientRequestInterceptors();
