@@ -28,6 +28,10 @@ public final class GlassFishRelaySite implements SiteApp {
         props.setProperty("org.omg.CORBA.ORBSingletonClass", "com.sun.corba.ee.impl.orb.ORBSingleton");
         props.setProperty("com.sun.corba.ee.ORBServerHost", ctx.host());
         props.setProperty("com.sun.corba.ee.ORBServerPort", "0");
+        String timeout = System.getProperty("relay.responseTimeoutMillis"); // the ORB's reply timeout, for orphan tests
+        if (timeout != null) {
+            props.setProperty("com.sun.corba.ee.transport.ORBWaitForResponseTimeout", timeout);
+        }
         if (ctx.args().contains("dthreads")) {
             props.setProperty("org.omg.PortableInterceptor.ORBInitializerClass.org.dthreads.iiop.DThreadsOrbInitializer", "");
         }
@@ -44,8 +48,13 @@ public final class GlassFishRelaySite implements SiteApp {
             for (String site : args.get(0).split(",")) {
                 iors.append(site.equals(ctx.siteName()) ? ownIor : ctx.peerEndpoint(site, "ior")).append(' ');
             }
-            return node.hop(iors.toString().trim(), 0, UUID.randomUUID().toString(), args.get(1));
+            try {
+                return node.hop(iors.toString().trim(), 0, UUID.randomUUID().toString(), args.get(1));
+            } catch (RemoteException | RuntimeException e) {
+                return "failed: " + e;
+            }
         });
+        ctx.step("journal", args -> node.visits.journal());
     }
 
     static void connect(Remote stub, ORB orb) {

@@ -150,6 +150,22 @@ class IiopOriginalThreadCallbacksTest {
     }
 
     @Test
+    void glassFishACallbackArrivingAfterTheCallerTimedOutIsServedOnAServerThreadNotLost(SiteCluster cluster) {
+        // the orphan rule on the GlassFish ORB: the reply timeout (1 s) fires on the helper thread; the ORB's
+        // failure handling then runs on the caller, and B's late callback is served on a worker thread at A
+        List<Site> sites = cluster.start(
+                SiteSpec.app("A", GlassFishRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
+                        .systemProperty("dthreads.callbacks", "original")
+                        .systemProperty("relay.responseTimeoutMillis", "1000"),
+                SiteSpec.app("B", GlassFishRelaySite.class).javaAgent(JrmpZigzagTest.AGENT).args("dthreads")
+                        .systemProperty("dthreads.callbacks", "original"));
+        String result = route(cluster, sites, "A,B,A", "late");
+        assertTrue(result.startsWith("failed: ") && result.contains("COMM_FAILURE"), result);
+        await().atMost(Duration.ofSeconds(15)).until(() -> sites.get(0).run("journal").contains("A[other,fresh]"));
+        assertEquals("A[first,fresh] ; A[other,fresh]", sites.get(0).run("journal"));
+    }
+
+    @Test
     void glassFishANestedZigzagOfDepthFourRunsEveryHopOfASiteOnOneThread(SiteCluster cluster) {
         List<Site> sites = start(cluster, GlassFishRelaySite.class, true);
         assertEquals("A[first,fresh] > B[first,fresh] > A[same,seen] > B[same,seen] > A[same,seen]",
