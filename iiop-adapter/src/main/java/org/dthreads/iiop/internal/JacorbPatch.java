@@ -32,6 +32,11 @@ import org.objectweb.asm.Opcodes;
  *       whole dispatch ({@link JacorbHooks#serverBegin} with the private {@code request} field,
  *       {@link JacorbHooks#serverEnd} in a {@code finally}).</li>
  * </ul>
+ * With {@code -Ddthreads.callbacks=original} (read once, when the class is patched) the wrapper of
+ * {@code invoke_internal} calls {@link JacorbCallbacks#invoke} in place of the renamed original, and the wrapper of
+ * {@code process()} is a single call of {@link JacorbCallbacks#process}, which binds, dispatches and unbinds on
+ * whichever thread runs the request; both pass {@code MethodHandles.lookup()} so the renamed private method can be
+ * called from there. The default mode's wrappers are the ones above, unchanged.
  *
  * <p>Version guard: a class is patched only if every hook point of it is there with the expected
  * descriptor (checked on the class bytes before anything is changed) and {@link JacorbHooks} is visible
