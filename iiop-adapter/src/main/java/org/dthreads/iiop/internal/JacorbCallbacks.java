@@ -70,10 +70,10 @@ public final class JacorbCallbacks {
             MethodHandles.Lookup lookup) throws Throwable {
         MethodHandle original = invokeInternal;
         if (original == null || original.type().parameterType(0) != lookup.lookupClass()) { // another JacORB copy
-            original = MethodHandles.privateLookupIn(lookup.lookupClass(), lookup).findVirtual(lookup.lookupClass(),
-                    JacorbPatch.INVOKE_INTERNAL + JacorbPatch.SUFFIX, MethodType.methodType(InputStream.class,
-                            org.omg.CORBA.Object.class, org.omg.CORBA.portable.OutputStream.class,
-                            org.omg.Messaging.ReplyHandler.class, boolean.class));
+            original = lookup.findVirtual(lookup.lookupClass(), JacorbPatch.INVOKE_INTERNAL + JacorbPatch.SUFFIX,
+                    MethodType.methodType(InputStream.class, org.omg.CORBA.Object.class,
+                            org.omg.CORBA.portable.OutputStream.class, org.omg.Messaging.ReplyHandler.class,
+                            boolean.class));
             invokeInternal = original;
         }
         MethodHandle call = original;
@@ -97,7 +97,7 @@ public final class JacorbCallbacks {
                 try {
                     return call.invoke(delegate, self, out, replyHandler, async);
                 } finally {
-                    popped[0] = context != null && !helper.contains(context);
+                    popped[0] = context != null && helper.stream().noneMatch(m -> m == context);
                     helper.clear(); // a pool thread: nothing of this call stays behind
                 }
             });
@@ -141,8 +141,8 @@ public final class JacorbCallbacks {
     public static void process(Object processor, Object request, MethodHandles.Lookup lookup) throws Throwable {
         MethodHandle original = processBody;
         if (original == null || original.type().parameterType(0) != lookup.lookupClass()) {
-            original = MethodHandles.privateLookupIn(lookup.lookupClass(), lookup).findVirtual(lookup.lookupClass(),
-                    JacorbPatch.PROCESS + JacorbPatch.SUFFIX, MethodType.methodType(void.class));
+            original = lookup.findVirtual(lookup.lookupClass(), JacorbPatch.PROCESS + JacorbPatch.SUFFIX,
+                    MethodType.methodType(void.class));
             processBody = original;
         }
         MethodHandle body = original;
