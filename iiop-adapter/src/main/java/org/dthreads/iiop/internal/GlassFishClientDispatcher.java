@@ -3,12 +3,16 @@ package org.dthreads.iiop.internal;
 import com.sun.corba.ee.impl.encoding.CDRInputObject;
 import com.sun.corba.ee.impl.encoding.CDROutputObject;
 import com.sun.corba.ee.impl.protocol.ClientRequestDispatcherImpl;
+import com.sun.corba.ee.impl.protocol.giopmsgheaders.ReplyMessage;
+import com.sun.corba.ee.spi.orb.ORB;
 import com.sun.corba.ee.spi.protocol.MessageMediator;
 import com.sun.corba.ee.spi.servicecontext.ServiceContextDefaults;
 import com.sun.corba.ee.spi.servicecontext.ServiceContexts;
 import com.sun.corba.ee.spi.transport.SocketInfo;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
+import org.dthreads.monitor.internal.callbacks.CallbackMode;
+import org.dthreads.monitor.internal.callbacks.CallbackOutgoingCall;
 import org.omg.CORBA.portable.ApplicationException;
 import org.omg.CORBA.portable.RemarshalException;
 
@@ -34,6 +38,13 @@ import org.omg.CORBA.portable.RemarshalException;
  *       an exception, a retry), the thread is marked as waiting for the reply ({@link PendingReplies}).</li>
  *   <li>Nothing throws out of dthreads' part: a failure is logged (rate-limited) and the request goes
  *       without context, or unmarked.</li>
+ *   <li>{@code -Ddthreads.callbacks=original} ({@link #marshalingComplete1}): a two-way request (not a remote
+ *       monitor operation) is sent and its reply waited for on a helper thread ({@link CallbackOutgoingCall}) while the caller takes callbacks of
+ *       its class. Only that part moves: the ORB keeps the request's {@code ClientInvocationInfo}, the
+ *       Portable Interceptor request stack and the encoding version in per-thread stacks with no way to hand
+ *       an entry to another thread, and reads them around it (marshalling, {@code processResponse},
+ *       {@code endRequest}) and on a failed send; the failure handling therefore runs back on the caller,
+ *       as the ORB's own {@code marshalingComplete1} does it.</li>
  * </ul>
  */
 final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
@@ -123,5 +134,54 @@ final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
         }
+    }
+
+    /**
+     * The ORB's send and wait ({@code finishSendingRequest}, {@code waitForResponse}); in
+     * {@code -Ddthreads.callbacks=original} mode, for a two-way request, on a helper thread.
+     */
+    @Override
+    public CDRInputObject marshalingComplete1(ORB orb, MessageMediator request)
+            throws ApplicationException, RemarshalException {
+        if (!CallbackMode.ORIGINAL || request.isOneWay()
+                || MonitorRequestHook.OPERATION.equals(request.getOperationName())) { // blocks as a monitor, as JRMP's
+            return super.marshalingComplete1(orb, request);
+        }
+        RuntimeException failure;
+        try {
+            return (CDRInputObject) CallbackOutgoingCall.call(KernelLink.currentClass(), () -> {
+                request.finishSendingRequest();
+                return request.waitForResponse();
+            });
+        } catch (RuntimeException e) {
+            failure = e;
+        } catch (Error e) {
+            throw e;
+        } catch (Throwable t) {
+            failure = new org.omg.CORBA.UNKNOWN("dthreads: unexpected " + t);
+        }
+        return sendFailed(orb, request, failure);
+    }
+
+    /**
+     * What the ORB's {@code marshalingComplete1} does when the send or the wait throws, on the calling thread
+     * (it reads the thread's invocation info and interceptor stack): tell the contact list, run the interceptors'
+     * ending point, then retry ({@code RemarshalException}) or throw.
+     */
+    private CDRInputObject sendFailed(ORB orb, MessageMediator request, RuntimeException failure)
+            throws RemarshalException {
+        boolean retry = getContactInfoListIterator(orb).reportException(request.getContactInfo(), failure);
+        Exception after = orb.getPIHandler().invokeClientPIEndingPoint(ReplyMessage.SYSTEM_EXCEPTION, failure);
+        if (retry) {
+            continueOrThrowSystemOrRemarshal(request, after == failure ? new RemarshalException() : after);
+            return null;
+        }
+        if (after instanceof RuntimeException e) {
+            throw e;
+        }
+        if (after instanceof RemarshalException e) {
+            throw e;
+        }
+        throw failure;
     }
 }

@@ -9,6 +9,9 @@ import com.sun.corba.ee.spi.servicecontext.ServiceContexts;
 import com.sun.corba.ee.spi.servicecontext.UnknownServiceContext;
 import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
+import org.dthreads.monitor.internal.callbacks.CallbackHandOff;
+import org.dthreads.monitor.internal.callbacks.CallbackMode;
+import org.omg.CORBA.UNKNOWN;
 
 /**
  * GlassFish ORB fast path, server side: the ORB's own request dispatcher, which binds the caller's class
@@ -21,6 +24,13 @@ import org.dthreads.internal.KernelLink;
  * instance per ORB, called concurrently by the ORB's worker threads; no mutable fields of its own
  * (per-request state is thread-confined, {@link ServerBindings}). A dispatch the ORB retries
  * (it calls {@code dispatch} again from inside) nests a second binding for the same request.
+ *
+ * <p>{@code -Ddthreads.callbacks=original}: a request (not collocated) whose class has a thread on this site waiting
+ * in an outgoing call is dispatched whole by that thread ({@link CallbackHandOff}), binding included; this worker
+ * waits. The ORB's per-thread state of a dispatch (the object adapter's {@code OAInvocationInfo} stack behind POA
+ * Current and {@code _this()}, the server interceptors' request stack) is pushed at its start and popped at its
+ * end, on the thread that runs it, so it nests on the original thread above the state of whatever that thread was
+ * doing (its own dispatch, its outgoing request).
  */
 final class GlassFishServerDispatcher extends ServerRequestDispatcherImpl {
 
@@ -30,8 +40,32 @@ final class GlassFishServerDispatcher extends ServerRequestDispatcherImpl {
 
     @Override
     public void dispatch(MessageMediator request) {
-        String operation = operation(request);
         byte[] body = contextBody(request);
+        if (CallbackMode.ORIGINAL && body != null && handedOff(request, body)) {
+            return;
+        }
+        dispatchHere(request, body);
+    }
+
+    /** Offers {@code request} to the original thread of its class; true if that thread dispatched it. */
+    private boolean handedOff(MessageMediator request, byte[] body) {
+        long threadClass = IdentityContext.decode(body); // malformed: NONE, never handed, logged when bound
+        Object r;
+        try {
+            r = CallbackHandOff.offer(threadClass, () -> {
+                dispatchHere(request, body);
+                return null;
+            });
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new UNKNOWN("dthreads: unexpected " + t);
+        }
+        return r != CallbackHandOff.NOT_HANDED;
+    }
+
+    private void dispatchHere(MessageMediator request, byte[] body) {
+        String operation = operation(request);
         int collocated = body == null ? collocatedOnThisThread(request) : NOT_COLLOCATED;
         if (collocated == NOT_COLLOCATED) {
             FastServerSide.enter(request, body, operation);

@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.dthreads.internal.RateLimitedLog;
+import org.dthreads.monitor.internal.callbacks.CallbackMode;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -31,6 +32,11 @@ import org.objectweb.asm.Opcodes;
  *       whole dispatch ({@link JacorbHooks#serverBegin} with the private {@code request} field,
  *       {@link JacorbHooks#serverEnd} in a {@code finally}).</li>
  * </ul>
+ * With {@code -Ddthreads.callbacks=original} (read once, when the class is patched) the wrapper of
+ * {@code invoke_internal} calls {@link JacorbCallbacks#invoke} in place of the renamed original, and the wrapper of
+ * {@code process()} is a single call of {@link JacorbCallbacks#process}, which binds, dispatches and unbinds on
+ * whichever thread runs the request; both pass {@code MethodHandles.lookup()} so the renamed private method can be
+ * called from there. The default mode's wrappers are the ones above, unchanged.
  *
  * <p>Version guard: a class is patched only if every hook point of it is there with the expected
  * descriptor (checked on the class bytes before anything is changed) and {@link JacorbHooks} is visible
@@ -48,6 +54,8 @@ public final class JacorbPatch implements ClassFileTransformer {
     static final String REQUEST_PROCESSOR = "org/jacorb/poa/RequestProcessor";
     /** Built at run time so that the agent's shading never rewrites it. */
     private static final String HOOKS = String.join("/", "org", "dthreads", "iiop", "internal", "JacorbHooks");
+    private static final String CALLBACKS = String.join("/", "org", "dthreads", "iiop", "internal", "JacorbCallbacks");
+    private static final String LOOKUP = "Ljava/lang/invoke/MethodHandles$Lookup;";
 
     static final String INVOKE_INTERNAL = "invoke_internal";
     static final String INVOKE_INTERNAL_DESC = "(Lorg/omg/CORBA/Object;Lorg/omg/CORBA/portable/OutputStream;"
@@ -85,7 +93,7 @@ public final class JacorbPatch implements ClassFileTransformer {
                         + " not found in this JacORB version; using Portable Interceptors");
                 return null;
             }
-            return patch(bytes, className);
+            return patch(bytes, className, CallbackMode.ORIGINAL);
         } catch (RuntimeException | LinkageError e) {
             LOG.error("jacorb-patch-failed", "dthreads: could not patch " + className.replace('/', '.')
                     + "; JacORB fast path off, using Portable Interceptors: " + e);
@@ -155,6 +163,15 @@ public final class JacorbPatch implements ClassFileTransformer {
 
     /** Renames the hooked methods of {@code className} and adds the wrappers. Precondition: no hook point missing. */
     static byte[] patch(byte[] bytes, String className) {
+        return patch(bytes, className, false);
+    }
+
+    /**
+     * As {@link #patch(byte[], String)}; with {@code originalCallbacks} ({@code -Ddthreads.callbacks=original}) the
+     * wrappers of {@code invoke_internal} and {@code process} call {@link JacorbCallbacks} instead of the renamed
+     * originals.
+     */
+    static byte[] patch(byte[] bytes, String className, boolean originalCallbacks) {
         ClassReader reader = new ClassReader(bytes);
         ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
         boolean delegate = DELEGATE.equals(className);
@@ -188,10 +205,16 @@ public final class JacorbPatch implements ClassFileTransformer {
                     MethodVisitor mv = super.visitMethod(access, name, (String) w[2], (String) w[3], (String[]) w[4]);
                     mv.visitCode();
                     switch (name) {
-                        case INVOKE_INTERNAL -> invokeInternal(mv, className, frames);
+                        case INVOKE_INTERNAL -> invokeInternal(mv, className, frames, originalCallbacks);
                         case PREINVOKE -> preinvoke(mv, className);
                         case POSTINVOKE -> postinvoke(mv, className);
-                        default -> process(mv, className, frames);
+                        default -> {
+                            if (originalCallbacks) {
+                                processOriginal(mv, className);
+                            } else {
+                                process(mv, className, frames);
+                            }
+                        }
                     }
                     mv.visitMaxs(0, 0);
                     mv.visitEnd();
@@ -220,8 +243,10 @@ public final class JacorbPatch implements ClassFileTransformer {
      * JacorbHooks.clientEnd(token, os, null);
      * return in;
      * </pre>
+     * With {@code originalCallbacks} the call in the {@code try} is
+     * {@code (InputStream) JacorbCallbacks.invoke(this, self, os, replyHandler, async, MethodHandles.lookup())}.
      */
-    private static void invokeInternal(MethodVisitor mv, String owner, boolean frames) {
+    private static void invokeInternal(MethodVisitor mv, String owner, boolean frames, boolean originalCallbacks) {
         Label start = new Label();
         Label end = new Label();
         Label handler = new Label();
@@ -236,7 +261,14 @@ public final class JacorbPatch implements ClassFileTransformer {
             mv.visitVarInsn(Opcodes.ALOAD, i);
         }
         mv.visitVarInsn(Opcodes.ILOAD, 4);
-        mv.visitMethodInsn(Opcodes.INVOKESPECIAL, owner, INVOKE_INTERNAL + SUFFIX, INVOKE_INTERNAL_DESC, false);
+        if (originalCallbacks) {
+            mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup", "()" + LOOKUP, false);
+            mv.visitMethodInsn(Opcodes.INVOKESTATIC, CALLBACKS, "invoke", "(" + O + O + O + O + "Z" + LOOKUP + ")" + O,
+                    false);
+            mv.visitTypeInsn(Opcodes.CHECKCAST, "org/omg/CORBA/portable/InputStream");
+        } else {
+            mv.visitMethodInsn(Opcodes.INVOKESPECIAL, owner, INVOKE_INTERNAL + SUFFIX, INVOKE_INTERNAL_DESC, false);
+        }
         mv.visitVarInsn(Opcodes.ASTORE, 6);
         mv.visitLabel(end);
         mv.visitVarInsn(Opcodes.ALOAD, 5);
@@ -321,5 +353,18 @@ public final class JacorbPatch implements ClassFileTransformer {
         mv.visitMethodInsn(Opcodes.INVOKESTATIC, HOOKS, "serverEnd", "(" + O + ")V", false);
         mv.visitVarInsn(Opcodes.ALOAD, 2);
         mv.visitInsn(Opcodes.ATHROW);
+    }
+
+    /**
+     * {@code JacorbCallbacks.process(this, this.request, MethodHandles.lookup());} (it binds and unbinds around
+     * {@code process$dthreads}, on whichever thread runs it).
+     */
+    private static void processOriginal(MethodVisitor mv, String owner) {
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitVarInsn(Opcodes.ALOAD, 0);
+        mv.visitFieldInsn(Opcodes.GETFIELD, owner, REQUEST_FIELD, REQUEST_FIELD_DESC);
+        mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup", "()" + LOOKUP, false);
+        mv.visitMethodInsn(Opcodes.INVOKESTATIC, CALLBACKS, "process", "(" + O + O + LOOKUP + ")V", false);
+        mv.visitInsn(Opcodes.RETURN);
     }
 }

@@ -81,21 +81,24 @@ class JacorbPatchTest {
     @ParameterizedTest
     @MethodSource("jacorbJars")
     void hookPointsArePresentAndThePatchedClassesVerify(Path jar) throws Exception {
-        for (String name : new String[] {JacorbPatch.DELEGATE, JacorbPatch.REQUEST_PROCESSOR}) {
-            byte[] original = read(jar, name);
-            assertNull(JacorbPatch.missingHookPoint(original, name), jar + " " + name);
-            byte[] patched = JacorbPatch.patch(original, name);
-            assertTrue(JacorbPatch.alreadyPatched(patched));
-            try (ChildFirst loader = new ChildFirst(jar, Map.of())) {
-                StringWriter problems = new StringWriter();
-                CheckClassAdapter.verify(new ClassReader(patched), loader, false, new PrintWriter(problems));
-                assertEquals("", problems.toString(), jar + " " + name);
-            }
-            // the JVM's own verifier: define the patched class in a loader of its own and link it
-            try (ChildFirst loader = new ChildFirst(jar, Map.of(name, patched))) {
-                Class<?> c = Class.forName(name.replace('/', '.'), true, loader);
-                assertTrue(Arrays.stream(c.getDeclaredMethods()).map(Method::getName)
-                        .anyMatch(n -> n.endsWith(JacorbPatch.SUFFIX)), c.getName());
+        for (boolean originalCallbacks : new boolean[] {false, true}) { // -Ddthreads.callbacks=original: other wrappers
+            for (String name : new String[] {JacorbPatch.DELEGATE, JacorbPatch.REQUEST_PROCESSOR}) {
+                String what = jar + " " + name + (originalCallbacks ? " (callbacks=original)" : "");
+                byte[] original = read(jar, name);
+                assertNull(JacorbPatch.missingHookPoint(original, name), what);
+                byte[] patched = JacorbPatch.patch(original, name, originalCallbacks);
+                assertTrue(JacorbPatch.alreadyPatched(patched));
+                try (ChildFirst loader = new ChildFirst(jar, Map.of())) {
+                    StringWriter problems = new StringWriter();
+                    CheckClassAdapter.verify(new ClassReader(patched), loader, false, new PrintWriter(problems));
+                    assertEquals("", problems.toString(), what);
+                }
+                // the JVM's own verifier: define the patched class in a loader of its own and link it
+                try (ChildFirst loader = new ChildFirst(jar, Map.of(name, patched))) {
+                    Class<?> c = Class.forName(name.replace('/', '.'), true, loader);
+                    assertTrue(Arrays.stream(c.getDeclaredMethods()).map(Method::getName)
+                            .anyMatch(n -> n.endsWith(JacorbPatch.SUFFIX)), what);
+                }
             }
         }
     }

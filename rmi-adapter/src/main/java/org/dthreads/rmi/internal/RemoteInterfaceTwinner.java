@@ -34,8 +34,8 @@ final class RemoteInterfaceTwinner extends ClassVisitor {
 
     private static final String TWIN_SUPPORT = "org/dthreads/rmi/internal/TwinSupport";
     private static final String CLASS_SCOPE = "org/dthreads/ClassScope";
-    private static final String CALLBACK_MODE = "org/dthreads/rmi/internal/CallbackMode";
-    private static final String HAND_OFF = "org/dthreads/rmi/internal/CallbackHandOff";
+    private static final String CALLBACK_MODE = "org/dthreads/monitor/internal/callbacks/CallbackMode";
+    private static final String HAND_OFF = "org/dthreads/monitor/internal/callbacks/CallbackHandOff";
     static final String MONITOR_PORT = "org/dthreads/rmi/internal/MonitorPort";
 
     private record RemoteMethod(String name, String descriptor, String signature, String[] exceptions) {}

@@ -14,6 +14,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
+import org.dthreads.monitor.internal.callbacks.CallbackMode;
+import org.dthreads.monitor.internal.callbacks.CallbackOutgoingCall;
 import org.dthreads.monitor.spi.OutgoingCalls;
 
 /**

@@ -1,4 +1,4 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

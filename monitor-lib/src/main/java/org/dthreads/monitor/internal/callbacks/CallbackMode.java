@@ -1,17 +1,18 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import org.dthreads.internal.RateLimitedLog;
 
 /**
- * Where a JRMP callback runs, chosen once per JVM with {@code -Ddthreads.callbacks}:
+ * Where a callback (JRMP, or IIOP on the JacORB and GlassFish fast paths) runs, chosen once per JVM with
+ * {@code -Ddthreads.callbacks}:
  * <ul>
- *   <li>{@code takeover} (the default): on the RMI server thread that received it, which acts for its class
- *       (it may take over the class's emulated monitors while the class's thread waits in an outgoing call);</li>
+ *   <li>{@code takeover} (the default): on the server thread that received it (RMI connection thread, ORB
+ *       worker), which acts for its class (it may take over the class's emulated monitors while the class's thread waits in an outgoing call);</li>
  *   <li>{@code original}: on the thread of this site that waits in an outgoing call of the callback's class, if
  *       there is one ({@link CallbackHandOff}, {@link CallbackOutgoingCall}); otherwise as {@code takeover}.</li>
  * </ul>
- * {@link #ORIGINAL} is a {@code static final}: the JIT folds the check in every twin and in the client hook, so
- * the default mode runs the same code as before the option existed.
+ * {@link #ORIGINAL} is a {@code static final}: the JIT folds the check in every twin and in the client hooks (the
+ * JacORB patch reads it when it patches), so the default mode runs the same code as before the option existed.
  *
  * <p>Runs on the bootstrap path; JDK and dthreads-api types only. Never throws: an unknown value is logged and
  * the default is used.

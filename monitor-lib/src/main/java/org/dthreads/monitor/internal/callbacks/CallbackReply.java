@@ -1,9 +1,9 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The reply of one outgoing JRMP call that a helper thread makes for a waiting thread
+ * The reply of one outgoing call that a helper thread makes for a waiting thread
  * ({@link CallbackOutgoingCall}).
  *
  * <h2>Concurrency</h2>
@@ -35,16 +35,10 @@ final class CallbackReply {
         return done;
     }
 
-    /** Waiter, once done: the call's result, or its exception thrown. */
-    Object outcome() throws Exception {
-        if (failure instanceof Exception e) {
-            throw e;
-        }
-        if (failure instanceof Error e) {
-            throw e;
-        }
+    /** Waiter, once done: the call's result, or its exception thrown as is. */
+    Object outcome() throws Throwable {
         if (failure != null) {
-            throw new java.rmi.UnexpectedException("unexpected throwable", new Exception(failure));
+            throw failure;
         }
         return result;
     }

@@ -1,14 +1,15 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import java.lang.invoke.MethodHandle;
 import org.dthreads.ThreadClass;
 import org.dthreads.internal.RateLimitedLog;
 
 /**
- * Server side of {@code -Ddthreads.callbacks=original}: called by every twin (only when
- * {@link CallbackMode#ORIGINAL}) before it binds the caller's class. If a thread of this site waits in an
- * outgoing call of that class ({@link CallbackMailbox}), the invocation is handed to it and the RMI server
- * thread waits for the outcome; otherwise the twin goes on as in take-over mode.
+ * Server side of {@code -Ddthreads.callbacks=original}: called (only when {@link CallbackMode#ORIGINAL}) by every
+ * JRMP twin before it binds the caller's class, and by the IIOP fast paths before the ORB dispatches a request
+ * to its servant. If a thread of this site waits in an outgoing call of that class ({@link CallbackMailbox}),
+ * the invocation is handed to it and the receiving thread waits for the outcome; otherwise the caller goes
+ * on as in take-over mode.
  *
  * <p>The twin passes the plain remote method as a direct method handle and the arguments boxed:
  * <pre>
@@ -40,14 +41,39 @@ public final class CallbackHandOff {
      * @return the result, or {@link #NOT_HANDED} if the caller must serve the call itself
      */
     public static Object offer(long threadClass, Object target, MethodHandle method, Object[] args) throws Throwable {
-        if (!ThreadClass.isValid(threadClass)) {
-            return NOT_HANDED; // the twin's binding logs it
-        }
-        CallbackMailbox box = CallbackMailbox.waitingFor(threadClass);
-        if (box == null || box.owner() == Thread.currentThread()) {
+        CallbackMailbox box = waitingBox(threadClass);
+        if (box == null) {
             return NOT_HANDED;
         }
-        CallbackInvocation invocation = new CallbackInvocation(threadClass, target, method, args, Thread.currentThread());
+        return handOff(box, threadClass, () -> {
+            Object[] all = new Object[args.length + 1];
+            all[0] = target;
+            System.arraycopy(args, 0, all, 1, args.length);
+            return method.invokeWithArguments(all);
+        });
+    }
+
+    /**
+     * Runs {@code call} on the thread of this site that waits in an outgoing call of {@code threadClass}, if
+     * there is one (bound to {@code threadClass} there), and returns its result or throws its exception.
+     *
+     * @return the result, or {@link #NOT_HANDED} if the caller must run {@code call} itself
+     */
+    public static Object offer(long threadClass, CallbackCall call) throws Throwable {
+        CallbackMailbox box = waitingBox(threadClass);
+        return box == null ? NOT_HANDED : handOff(box, threadClass, call);
+    }
+
+    private static CallbackMailbox waitingBox(long threadClass) {
+        if (!ThreadClass.isValid(threadClass)) {
+            return null; // the caller's binding logs it
+        }
+        CallbackMailbox box = CallbackMailbox.waitingFor(threadClass);
+        return box == null || box.owner() == Thread.currentThread() ? null : box;
+    }
+
+    private static Object handOff(CallbackMailbox box, long threadClass, CallbackCall call) throws Throwable {
+        CallbackInvocation invocation = new CallbackInvocation(threadClass, call, Thread.currentThread());
         if (!box.offer(invocation)) {
             return NOT_HANDED;
         }

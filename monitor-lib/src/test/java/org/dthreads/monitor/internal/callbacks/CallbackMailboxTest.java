@@ -1,4 +1,4 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -7,9 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,16 +27,6 @@ import org.junit.jupiter.api.Test;
 class CallbackMailboxTest {
 
     private static final AtomicLong NEXT_CLASS = new AtomicLong(0x1000);
-    private static final MethodHandle GET;
-
-    static {
-        try {
-            GET = MethodHandles.lookup().findVirtual(Supplier.class, "get", MethodType.methodType(Object.class));
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final long threadClass = ThreadClass.of(0x7e57, (int) NEXT_CLASS.incrementAndGet());
     private final List<String> events = new CopyOnWriteArrayList<>();
     private final CallbackReply[] reply = new CallbackReply[1];
@@ -64,7 +51,7 @@ class CallbackMailboxTest {
     }
 
     private CallbackInvocation invocation(Supplier<Object> body) {
-        return new CallbackInvocation(threadClass, body, GET, new Object[0], Thread.currentThread());
+        return new CallbackInvocation(threadClass, body::get, Thread.currentThread());
     }
 
     private CallbackMailbox box() {
@@ -232,11 +219,11 @@ class CallbackMailboxTest {
                 java.util.Random random = new java.util.Random(seed);
                 for (int i = 0; i < perServer; i++) {
                     java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
-                    CallbackInvocation call = new CallbackInvocation(threadClass, (Supplier<Object>) () -> {
+                    CallbackInvocation call = new CallbackInvocation(threadClass, () -> {
                         runs.incrementAndGet();
                         byOriginal.incrementAndGet();
                         return null;
-                    }, GET, new Object[0], Thread.currentThread());
+                    }, Thread.currentThread());
                     if (!box().offer(call) || !call.awaitRunner(random.nextInt(20_000))) {
                         runs.incrementAndGet(); // the server serves it itself
                         byServer.incrementAndGet();

@@ -1,13 +1,13 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
-import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.dthreads.ClassScope;
 import org.dthreads.internal.KernelLink;
 
 /**
- * One incoming call handed by its RMI server thread (the <em>server</em>) to the original thread of its class
+ * One incoming call handed by the thread that received it (the <em>server</em>: an RMI connection thread, an ORB
+ * worker) to the original thread of its class
  * (the <em>runner</em>), in {@code -Ddthreads.callbacks=original} mode.
  *
  * <h2>Concurrency</h2>
@@ -30,19 +30,15 @@ final class CallbackInvocation {
     private static final int WITHDRAWN = 3;
 
     private final long threadClass;
-    private final Object target;
-    private final MethodHandle method;
-    private final Object[] args;
+    private final CallbackCall call;
     private final Thread server;
     private final AtomicInteger state = new AtomicInteger(QUEUED);
     private Object result;      // runner -> server, published by state DONE
     private Throwable failure;  // runner -> server, published by state DONE
 
-    CallbackInvocation(long threadClass, Object target, MethodHandle method, Object[] args, Thread server) {
+    CallbackInvocation(long threadClass, CallbackCall call, Thread server) {
         this.threadClass = threadClass;
-        this.target = target;
-        this.method = method;
-        this.args = args;
+        this.call = call;
         this.server = server;
     }
 
@@ -54,10 +50,7 @@ final class CallbackInvocation {
     /** Runner, after a successful {@link #start()}: runs the call bound to its class and hands back the outcome. */
     void run() {
         try (ClassScope scope = KernelLink.bind(threadClass)) {
-            Object[] all = new Object[args.length + 1];
-            all[0] = target;
-            System.arraycopy(args, 0, all, 1, args.length);
-            result = method.invokeWithArguments(all);
+            result = call.call();
         } catch (Throwable t) {
             failure = t;
         } finally {

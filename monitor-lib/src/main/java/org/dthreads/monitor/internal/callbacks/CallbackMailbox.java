@@ -1,4 +1,4 @@
-package org.dthreads.rmi.internal;
+package org.dthreads.monitor.internal.callbacks;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
@@ -6,9 +6,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The mailbox of a thread waiting in an outgoing JRMP call of its class, in {@code -Ddthreads.callbacks=original}
- * mode: while its own reply is pending, the thread runs the callbacks of its class that RMI server threads hand
- * it ({@link CallbackHandOff}), one at a time, in the order they arrived.
+ * The mailbox of a thread waiting in an outgoing call of its class (JRMP or IIOP), in
+ * {@code -Ddthreads.callbacks=original} mode: while its own reply is pending, the thread runs the callbacks of its
+ * class that server threads (RMI, ORB) hand it ({@link CallbackHandOff}), one at a time, in the order they arrived.
  *
  * <h2>Concurrency</h2>
  * <ul>
