@@ -25,8 +25,7 @@ public final class BootJar {
             "org/dthreads/rmi/internal/RmiClientHook", "org/dthreads/rmi/internal/TwinSupport",
             "org/dthreads/rmi/internal/Twins", "org/dthreads/rmi/internal/MonitorPort",
             "org/dthreads/rmi/internal/SkeletonTwins", "org/dthreads/rmi/internal/SiteHellos",
-            "org/dthreads/rmi/internal/JrmpMonitorTransport", "org/dthreads/rmi/internal/RemoteRefCarrier",
-            "org/dthreads/rmi/internal/Callback");
+            "org/dthreads/rmi/internal/JrmpMonitorTransport", "org/dthreads/rmi/internal/RemoteRefCarrier");
 
     /** Prefixes excluded from the above (they need ASM). */
     static final List<String> NOT_BOOT = List.of("org/dthreads/monitor/internal/rewriter/");
