@@ -96,7 +96,16 @@ public final class MonitorRuntime {
         }
         long cls = KernelLink.currentClass();
         MonitorTable.Binding c = me.cached;
-        Monitor m = c.key == key ? c.monitor : lookupForEnter(me, key);
+        Monitor m;
+        if (c.key == key) {
+            m = c.monitor;
+        } else {
+            java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+            if (thin != null && ThinLock.tryEnter(thin, key, me, cls)) {
+                return; // free or re-entered without contention: the slot's thin value says so
+            }
+            m = lookupForEnter(me, key);
+        }
         while (!m.tryEnterFast(me, cls, key)) {
             if (m.remote != null) {
                 m.remote.enter(key, cls); // a stub: its owner is a sentinel, so the fast path always fails
@@ -110,7 +119,7 @@ public final class MonitorRuntime {
         }
         if (m.slotOwner != null && m.activeDepth() == 1) {
             try {
-                HeldSlotMonitors.of(me).push(m); // a slot monitor acquired from free: listed for diagnostics
+                HeldSlotMonitors.of(me).push(key); // a slot monitor acquired from free: listed for diagnostics
             } catch (Throwable unlisted) {
                 // a stack overflow or OOM: the enter has happened and must not fail; the hold goes unlisted
             }
@@ -162,7 +171,15 @@ public final class MonitorRuntime {
             }
             long cls = KernelLink.currentClass();
             MonitorTable.Binding c = me.cached;
-            m = c.key == key ? c.monitor : TABLE.get(key);
+            if (c.key == key) {
+                m = c.monitor;
+            } else {
+                java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+                if (thin != null && ThinLock.tryExit(thin, key, me, cls)) {
+                    return;
+                }
+                m = TABLE.get(key); // a thin hold not ours, or inflated meanwhile: inflated now if still thin
+            }
             if (m != null && m.isRetired()) {
                 m = TABLE.get(key); // retired while cached: nobody holds it; the key's monitor now, if any
             }
@@ -175,7 +192,7 @@ public final class MonitorRuntime {
             }
             if (m.slotOwner != null && me.heldSlots != null && !m.isActiveFor(me, cls)) {
                 try {
-                    me.heldSlots.remove(m); // no longer acting for it: see HeldSlotMonitors
+                    me.heldSlots.remove(key); // no longer acting for it: see HeldSlotMonitors
                 } catch (Throwable stale) {
                     // a stack overflow: the exit is committed; the entry stays (readers skip idle monitors)
                 }
@@ -328,6 +345,11 @@ public final class MonitorRuntime {
         if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
             throw unsettled();
         }
+        java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+        ThinLock t = thin == null ? null : MonitorSlots.thinValue(thin, key);
+        if (t != null && t.hold.isActive(me, cls) && ThinLock.isGenuine(t, key)) {
+            return; // our thin hold: nobody waits on a monitor that was never inflated
+        }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -356,8 +378,14 @@ public final class MonitorRuntime {
         if (LostExits.pendingRepairs) {
             LostExits.settleQuietly();
         }
+        long cls = KernelLink.currentClass();
+        java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+        ThinLock t = thin == null ? null : MonitorSlots.thinValue(thin, key);
+        if (t != null) {
+            return t.hold.threadClass == cls && ThinLock.isGenuine(t, key);
+        }
         Monitor m = TABLE.get(key);
-        return m != null && m.holdsFor(KernelLink.currentClass());
+        return m != null && m.holdsFor(cls);
     }
 
     /**
