@@ -100,11 +100,14 @@ public final class MonitorRuntime {
         if (c.key == key) {
             m = c.monitor;
         } else {
-            java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
-            if (thin != null && ThinLock.tryEnter(thin, key, me, cls)) {
+            java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+            if (slot == null) {
+                m = bindForEnter(me, key);
+            } else if (MonitorSlots.THIN && ThinLock.tryEnter(slot, key, me, cls)) {
                 return; // free or re-entered without contention: the slot's thin value says so
+            } else {
+                m = TABLE.slotMonitor(slot, key);
             }
-            m = lookupForEnter(me, key);
         }
         while (!m.tryEnterFast(me, cls, key)) {
             if (m.remote != null) {
@@ -132,9 +135,10 @@ public final class MonitorRuntime {
      */
     private static Monitor lookupForEnter(Actor me, Object key) {
         Monitor slotted = TABLE.slotMonitor(key);
-        if (slotted != null) {
-            return slotted;
-        }
+        return slotted != null ? slotted : bindForEnter(me, key);
+    }
+
+    private static Monitor bindForEnter(Actor me, Object key) {
         MonitorTable.Binding b = TABLE.bind(key);
         me.cached = b;
         return b.monitor;
@@ -174,11 +178,14 @@ public final class MonitorRuntime {
             if (c.key == key) {
                 m = c.monitor;
             } else {
-                java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
-                if (thin != null && ThinLock.tryExit(thin, key, me, cls)) {
+                java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+                if (slot == null) {
+                    m = TABLE.get(key);
+                } else if (MonitorSlots.THIN && ThinLock.tryExit(slot, key, me, cls)) {
                     return;
+                } else {
+                    m = TABLE.slotGet(slot, key); // a thin hold not ours, or inflated: inflated now if still thin
                 }
-                m = TABLE.get(key); // a thin hold not ours, or inflated meanwhile: inflated now if still thin
             }
             if (m != null && m.isRetired()) {
                 m = TABLE.get(key); // retired while cached: nobody holds it; the key's monitor now, if any

@@ -136,6 +136,16 @@ final class MonitorTable {
         return slot == null ? null : MonitorSlots.install(slot, key, factory);
     }
 
+    /** {@link #slotMonitor(Object)} for a key whose slot the caller looked up. */
+    Monitor slotMonitor(java.lang.invoke.VarHandle slot, Object key) {
+        return MonitorSlots.install(slot, key, factory);
+    }
+
+    /** {@link #get} for a key whose slot the caller looked up. */
+    Monitor slotGet(java.lang.invoke.VarHandle slot, Object key) {
+        return MonitorSlots.get(slot, key, factory);
+    }
+
     /**
      * The table binding of {@code key} (never for a slotted object: see {@link #slotMonitor}) with a monitor
      * that was not retired when looked up, created if absent.

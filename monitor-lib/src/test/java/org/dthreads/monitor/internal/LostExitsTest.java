@@ -161,8 +161,10 @@ class LostExitsTest {
             assertFalse(LostExits.pendingRepairs);
             int free = 0;
             for (Object lock : locks) {
+                // a paid monitor is free and idle, so the table's sweep (after any collection in this JVM) may
+                // retire it before we look: gone or retired counts as free; a held one is never swept
                 Monitor m = MonitorRuntime.TABLE.get(lock);
-                free += m.getOwnerVolatile() == null ? 1 : 0;
+                free += m == null || m.getOwnerVolatile() == null || m.isRetired() ? 1 : 0;
             }
             assertEquals(LostExits.SLOTS, free, "every recorded debt is paid; the unrecorded monitor stays held");
         } finally {
