@@ -2,8 +2,6 @@ package org.dthreads.benchmarks.monitor;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Collections;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -44,26 +42,18 @@ public class SlotStoreCost {
     @Param({"1000", "1000000"})
     int pool;
 
-    Slotted[] objects;
+    ShuffledPool<Slotted> objects;
     /** Not final, so the JIT cannot fold it: the runtime's handles are reached this way. */
     VarHandle nonConstant;
-    int next;
 
     @Setup
     public void fill() {
-        Slotted[] o = new Slotted[pool];
-        for (int i = 0; i < pool; i++) {
-            o[i] = new Slotted();
-        }
-        Collections.shuffle(java.util.Arrays.asList(o), new Random(42));
-        objects = o;
+        objects = new ShuffledPool<>(pool, Slotted::new, Slotted[]::new);
         nonConstant = CONSTANT;
     }
 
     private Slotted nextObject() {
-        Slotted o = objects[next];
-        next = next + 1 == objects.length ? 0 : next + 1;
-        return o;
+        return objects.next();
     }
 
     @Benchmark

@@ -22,17 +22,11 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @Outcome(expect = Expect.FORBIDDEN, desc = "a lost increment or the copy left held")
 @State
 public class ThinCopyVersusAcquireStress {
-    /** Declares the slot the rewriter would add. */
-    static final class Slotted {
-        @SuppressWarnings("unused")
-        private transient Object $dthreads$monitor;
-        int counter;
-    }
 
-    static final VarHandle SLOT = MonitorSlots.slotOf(new Slotted());
+    static final VarHandle SLOT = MonitorSlots.slotOf(new SlottedObject());
 
-    final Slotted original = new Slotted();
-    final Slotted copy = new Slotted();
+    final SlottedObject original = new SlottedObject();
+    final SlottedObject copy = new SlottedObject();
 
     @org.openjdk.jcstress.annotations.Actor
     public void copier() {

@@ -20,14 +20,8 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @Outcome(expect = Expect.FORBIDDEN, desc = "a lost increment, or the object left held")
 @State
 public class ThinInflationStress {
-    /** Declares the slot the rewriter would add. */
-    static final class Slotted {
-        @SuppressWarnings("unused")
-        private transient Object $dthreads$monitor;
-        int counter;
-    }
 
-    final Slotted key = new Slotted();
+    final SlottedObject key = new SlottedObject();
 
     @org.openjdk.jcstress.annotations.Actor
     public void first() {

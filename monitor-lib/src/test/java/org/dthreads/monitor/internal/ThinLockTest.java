@@ -30,15 +30,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class ThinLockTest {
 
-    /** Declares the slot the rewriter would add, and its mark: emulated for every operation, as rewritten. */
-    @org.dthreads.monitor.Rewritten
-    static final class Slotted {
-        @SuppressWarnings("unused")
-        private transient Object $dthreads$monitor;
-        int counter;
-    }
 
-    private static final VarHandle SLOT = MonitorSlots.slotOf(new Slotted());
+    private static final VarHandle SLOT = MonitorSlots.slotOf(new SlottedObject());
 
     private static Object slot(Object o) {
         return SLOT.getVolatile(o);
@@ -46,7 +39,7 @@ class ThinLockTest {
 
     @Test
     void anUncontendedLockIsThinAndLeavesNothingBehind() {
-        Slotted lock = new Slotted();
+        SlottedObject lock = new SlottedObject();
         int table = MonitorRuntime.tableSize();
         Monitors.enter(lock);
         ThinLock first = assertInstanceOf(ThinLock.class, slot(lock));
@@ -70,7 +63,7 @@ class ThinLockTest {
 
     @Test
     void reentryDeeperThanTheThinValuesInflatesAndStillBalances() throws Exception {
-        Slotted lock = new Slotted();
+        SlottedObject lock = new SlottedObject();
         int levels = ThinLock.MAX_DEPTH + 3;
         for (int i = 0; i < levels; i++) {
             Monitors.enter(lock);
@@ -89,7 +82,7 @@ class ThinLockTest {
 
     @Test
     void anotherThreadInflatesAThinHoldAndGetsInWhenItIsReleased() throws Exception {
-        Slotted lock = new Slotted();
+        SlottedObject lock = new SlottedObject();
         Monitors.enter(lock);
         Monitors.enter(lock);
         CountDownLatch done = new CountDownLatch(1);
@@ -116,7 +109,7 @@ class ThinLockTest {
 
     @Test
     void aThinHoldIsInflatedForAWaitAndNotifiedByAnotherThread() throws Exception {
-        Slotted lock = new Slotted();
+        SlottedObject lock = new SlottedObject();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CountDownLatch waiting = new CountDownLatch(1);
         Thread waiter = new Thread(() -> {
@@ -153,7 +146,7 @@ class ThinLockTest {
 
     @Test
     void anExitByAnotherThreadIsRefusedAndTheHoldKept() throws Exception {
-        Slotted lock = new Slotted();
+        SlottedObject lock = new SlottedObject();
         Monitors.enter(lock);
         try {
             AtomicReference<Throwable> thrown = new AtomicReference<>();
@@ -177,8 +170,8 @@ class ThinLockTest {
 
     @Test
     void aCopiedThinValueHoldsNothingForAnyThread() throws Exception {
-        Slotted original = new Slotted();
-        Slotted copy = new Slotted();
+        SlottedObject original = new SlottedObject();
+        SlottedObject copy = new SlottedObject();
         Monitors.enter(original);
         try {
             SLOT.setVolatile(copy, slot(original)); // what a reflective field copy of a locked object does
@@ -206,10 +199,10 @@ class ThinLockTest {
     void noIncrementIsLostWhileThinHoldsAreTakenAndInflatedConcurrently() throws Exception {
         int threads = 4;
         int perThread = 20_000;
-        AtomicReferenceArray<Slotted> shared = new AtomicReferenceArray<>(3);
-        ConcurrentLinkedQueue<Slotted> all = new ConcurrentLinkedQueue<>();
+        AtomicReferenceArray<SlottedObject> shared = new AtomicReferenceArray<>(3);
+        ConcurrentLinkedQueue<SlottedObject> all = new ConcurrentLinkedQueue<>();
         for (int i = 0; i < shared.length(); i++) {
-            Slotted s = new Slotted();
+            SlottedObject s = new SlottedObject();
             all.add(s);
             shared.set(i, s);
         }
@@ -222,11 +215,11 @@ class ThinLockTest {
                     for (int i = 0; i < perThread; i++) {
                         int index = random.nextInt(shared.length());
                         if (random.nextInt(64) == 0) {
-                            Slotted fresh = new Slotted();
+                            SlottedObject fresh = new SlottedObject();
                             all.add(fresh);
                             shared.set(index, fresh);
                         }
-                        Slotted s = shared.get(index);
+                        SlottedObject s = shared.get(index);
                         Monitors.enter(s);
                         try {
                             if ((i & 1) == 0) {
@@ -254,7 +247,7 @@ class ThinLockTest {
         }
         assertNull(failure.get());
         long sum = 0;
-        for (Slotted s : all) {
+        for (SlottedObject s : all) {
             sum += s.counter;
             Object v = slot(s);
             assertTrue(v == null || v instanceof Monitor m && m.isFree(), "left held: " + v);
