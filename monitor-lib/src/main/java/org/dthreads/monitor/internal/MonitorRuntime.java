@@ -13,7 +13,8 @@ import org.dthreads.internal.RateLimitedLog;
  * done by the classes of one job each:
  * <ul>
  *   <li>{@link Monitor} (ownership), {@link WaitSet}, {@link EntrantQueue}: one emulated monitor;</li>
- *   <li>{@link MonitorSlots}: object -> monitor for the rewritten classes that carry a monitor slot;
+ *   <li>{@link MonitorSlots}: object -> monitor for the rewritten classes that carry a monitor slot, and
+ *       {@link ThinLock}: the state such an object's monitor has in its slot until it is first contended;
  *       {@link MonitorTable}: for every other object (and the slot look-up behind its {@code get});</li>
  *   <li>{@link LostExits}: exits a stack overflow interrupted, paid later;</li>
  *   <li>{@link InterruptRouting}: interrupts of threads in outgoing calls, outgoing-call bookkeeping;</li>
