@@ -1,8 +1,5 @@
 package org.dthreads.benchmarks.monitor;
 
-import java.util.Collections;
-import java.util.List;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.dthreads.monitor.Monitors;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -31,26 +28,17 @@ public class MonitorCacheMiss {
     @Param({"1000", "1000000"})
     int pool;
 
-    Object[] objects;
-    int next;
+    ShuffledPool<Object> objects;
     int counter;
     Object escaped;
 
     @Setup
     public void fillPool() {
-        Object[] o = new Object[pool];
-        for (int i = 0; i < pool; i++) {
-            o[i] = new Object();
-        }
-        List<Object> shuffled = java.util.Arrays.asList(o);
-        Collections.shuffle(shuffled, new Random(42));
-        objects = o;
+        objects = new ShuffledPool<>(pool, Object::new, Object[]::new);
     }
 
     private Object nextObject() {
-        Object o = objects[next];
-        next = next + 1 == objects.length ? 0 : next + 1;
-        return o;
+        return objects.next();
     }
 
     @Benchmark
@@ -104,22 +92,15 @@ public class MonitorCacheMiss {
         private transient Object $dthreads$monitor;
     }
 
-    SlottedLock[] slotted;
+    ShuffledPool<SlottedLock> slotted;
 
     @Setup
     public void fillSlottedPool() {
-        SlottedLock[] o = new SlottedLock[pool];
-        for (int i = 0; i < pool; i++) {
-            o[i] = new SlottedLock();
-        }
-        Collections.shuffle(java.util.Arrays.asList(o), new Random(42));
-        slotted = o;
+        slotted = new ShuffledPool<>(pool, SlottedLock::new, SlottedLock[]::new);
     }
 
     private SlottedLock nextSlotted() {
-        SlottedLock o = slotted[next];
-        next = next + 1 == slotted.length ? 0 : next + 1;
-        return o;
+        return slotted.next();
     }
 
     @Benchmark

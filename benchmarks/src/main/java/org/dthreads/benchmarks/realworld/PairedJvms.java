@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -24,7 +23,11 @@ import java.util.regex.Pattern;
  * java -cp benchmarks/target/benchmarks.jar org.dthreads.benchmarks.realworld.PairedJvms \
  *     derby|h2|rhino|xz|startup-h2|startup-derby|memory [pairs=5] [size] [warmup] [rounds] \
  *     [--agent=dthreads-agent/target/dthreads-agent.jar] [--jvm=-Xflag ...]
+ *     [--base-agent=jar] [--base-jvm=-Dflag ...] [--agent-jvm=-Dflag ...]
  * </pre>
+ * An A/B of two agent builds or settings, interleaved the same way: {@code --base-agent} gives the "plain" JVMs an
+ * agent too, {@code --base-jvm} and {@code --agent-jvm} add flags to one side only (e.g.
+ * {@code --base-agent=a.jar --agent-jvm=-Ddthreads.monitor.thin=true --base-jvm=-Ddthreads.monitor.thin=false}).
  */
 public final class PairedJvms {
 
@@ -32,21 +35,30 @@ public final class PairedJvms {
     static final String INCLUDE = "-Ddthreads.include=org.dthreads.benchmarks.realworld.app.";
     private static final Pattern GC_PAUSE = Pattern.compile("Pause.*\\s(\\d+(?:\\.\\d+)?)ms\\s*$");
     private static final Pattern RESULT = Pattern.compile(
-            "result digest=(-?\\d+) medianMs=([\\d.]+) gcMsTimed=(\\d+) gcCountTimed=(\\d+)");
+            "result digest=(-?\\d+) medianMs=([\\d.]+) gcMsTimed=(\\d+) gcCountTimed=(\\d+)(?: cpuMs=([\\d.]+))?");
 
     /** What one child JVM reported. */
     record Run(boolean agent, boolean ok, long digest, double roundMs, double wallMs, double gcPauseMs,
-            int gcPauses, long gcMsTimed, String failure) {}
+            int gcPauses, long gcMsTimed, double roundCpuMs, String failure) {}
 
     private PairedJvms() {}
 
     public static void main(String[] args) throws Exception {
         List<String> positional = new ArrayList<>();
         List<String> extraJvmFlags = new ArrayList<>();
+        List<String> baseFlags = new ArrayList<>();
+        List<String> agentFlags = new ArrayList<>();
         Path agent = Path.of("dthreads-agent/target/dthreads-agent.jar");
+        Path baseAgent = null;
         for (String a : args) {
             if (a.startsWith("--agent=")) {
                 agent = Path.of(a.substring("--agent=".length()));
+            } else if (a.startsWith("--base-agent=")) {
+                baseAgent = Path.of(a.substring("--base-agent=".length()));
+            } else if (a.startsWith("--base-jvm=")) {
+                baseFlags.add(a.substring("--base-jvm=".length()));
+            } else if (a.startsWith("--agent-jvm=")) {
+                agentFlags.add(a.substring("--agent-jvm=".length()));
             } else if (a.startsWith("--jvm=")) {
                 extraJvmFlags.add(a.substring("--jvm=".length()));
             } else {
@@ -55,7 +67,7 @@ public final class PairedJvms {
         }
         if (positional.isEmpty()) {
             System.err.println("usage: PairedJvms derby|h2|rhino|xz|startup-h2|startup-derby|memory [pairs] [size] [warmup] [rounds]"
-                    + " [--agent=jar] [--jvm=flag]...");
+                    + " [--agent=jar] [--jvm=flag]... [--base-agent=jar] [--base-jvm=flag]... [--agent-jvm=flag]...");
             System.exit(2);
         }
         if (!Files.isRegularFile(agent)) {
@@ -67,6 +79,10 @@ public final class PairedJvms {
         int size = positional.size() > 2 ? Integer.parseInt(positional.get(2)) : workload.defaultSize;
         int warmup = positional.size() > 3 ? Integer.parseInt(positional.get(3)) : workload.warmupRounds;
         int rounds = positional.size() > 4 ? Integer.parseInt(positional.get(4)) : workload.timedRounds;
+        if (baseAgent != null || !baseFlags.isEmpty() || !agentFlags.isEmpty()) {
+            System.out.println("A/B: the 'plain' JVMs run " + (baseAgent == null ? "no agent" : "agent " + baseAgent)
+                    + " " + baseFlags + ", the 'agent' JVMs agent " + agent + " " + agentFlags);
+        }
         System.out.printf(Locale.ROOT, "%s: %d plain + %d agent JVMs interleaved; size %d, %d warm-up + %d timed rounds; "
                 + "JDK %s, %d processors, load average %.2f%n", workload.name().toLowerCase(Locale.ROOT), pairs, pairs,
                 size, warmup, rounds, System.getProperty("java.version"), Runtime.getRuntime().availableProcessors(),
@@ -76,7 +92,9 @@ public final class PairedJvms {
         for (int p = 0; p < pairs; p++) {
             for (int k = 0; k < 2; k++) {
                 boolean useAgent = (p + k) % 2 == 1;
-                Run run = runJvm(workload, useAgent ? agent : null, extraJvmFlags, size, warmup, rounds);
+                List<String> flags = new ArrayList<>(extraJvmFlags);
+                flags.addAll(useAgent ? agentFlags : baseFlags);
+                Run run = runJvm(workload, useAgent ? agent : baseAgent, flags, size, warmup, rounds);
                 (useAgent ? withAgent : plain).add(run);
                 System.out.printf(Locale.ROOT, "  #%d %-5s %s%n", p + 1, useAgent ? "agent" : "plain", run.ok()
                         ? String.format(Locale.ROOT, "round %.1f ms, wall %.0f ms, GC %d pauses %.1f ms, digest %d",
@@ -98,24 +116,31 @@ public final class PairedJvms {
         System.out.println("| measure (median of JVMs) | plain | agent | agent/plain |");
         System.out.println("| --- | --- | --- | --- |");
         row("timed round, ms (in JVM)", plain, withAgent, Run::roundMs);
+        row("process CPU per timed round, ms", plain, withAgent, Run::roundCpuMs);
         row("whole JVM wall time, ms", plain, withAgent, Run::wallMs);
         row("GC pause total, ms (-Xlog:gc)", plain, withAgent, Run::gcPauseMs);
         row("GC pauses, count", plain, withAgent, r -> r.gcPauses());
         row("GC time in timed rounds, ms (JMX)", plain, withAgent, r -> r.gcMsTimed());
-        int n = Math.min(plain.size(), withAgent.size());
-        double[] paired = new double[n];
-        for (int i = 0; i < n; i++) {
-            paired[i] = withAgent.get(i).roundMs() / plain.get(i).roundMs();
-        }
-        Arrays.sort(paired);
-        if (n > 0 && failed == 0) {
-            System.out.printf(Locale.ROOT, "timed round, per-pair ratio agent/plain: median %.3f (min %.3f, max %.3f)%n",
-                    paired[n / 2], paired[0], paired[n - 1]);
-        }
+        pairedRatios("timed round", plain, withAgent, Run::roundMs, failed);
+        pairedRatios("process CPU per timed round", plain, withAgent, Run::roundCpuMs, failed);
         boolean pass = failed == 0 && digests == 1;
         System.out.println(pass ? "PASS: every JVM exited normally with the same digest"
                 : "FAIL: " + failed + " JVM(s) failed, " + digests + " distinct digest(s)");
         return pass;
+    }
+
+    /** The median of agent/plain per pair in which both JVMs passed (a failed JVM costs its pair, not the data). */
+    private static void pairedRatios(String measure, List<Run> plain, List<Run> withAgent,
+            java.util.function.ToDoubleFunction<Run> f, long failed) {
+        double[] paired = java.util.stream.IntStream.range(0, Math.min(plain.size(), withAgent.size()))
+                .filter(i -> plain.get(i).ok() && withAgent.get(i).ok() && f.applyAsDouble(plain.get(i)) > 0)
+                .mapToDouble(i -> f.applyAsDouble(withAgent.get(i)) / f.applyAsDouble(plain.get(i))).sorted().toArray();
+        int n = paired.length;
+        if (n > 0) {
+            System.out.printf(Locale.ROOT, "%s, per-pair ratio agent/plain: median %.3f (min %.3f, max %.3f)%s%n",
+                    measure, paired[n / 2], paired[0], paired[n - 1],
+                    failed == 0 ? "" : " of the " + n + " pairs that passed");
+        }
     }
 
     private static void row(String measure, List<Run> plain, List<Run> withAgent, java.util.function.ToDoubleFunction<Run> f) {
@@ -168,12 +193,13 @@ public final class PairedJvms {
                 List<String> errLines = Files.readAllLines(err).stream()
                         .filter(l -> !l.startsWith("\tat ") && !l.startsWith("\t...")).toList();
                 String tail = String.join(" | ", errLines.subList(Math.max(0, errLines.size() - 5), errLines.size()));
-                return new Run(agent != null, false, 0, 0, wallMs, gc[0], (int) gc[1], 0,
+                return new Run(agent != null, false, 0, 0, wallMs, gc[0], (int) gc[1], 0, 0,
                         "exit " + status + "; " + out.lines().filter(l -> l.startsWith("error")).findFirst().orElse("")
                                 + " stderr: " + tail);
             }
             return new Run(agent != null, true, Long.parseLong(m.group(1)), Double.parseDouble(m.group(2)), wallMs,
-                    gc[0], (int) gc[1], Long.parseLong(m.group(3)), null);
+                    gc[0], (int) gc[1], Long.parseLong(m.group(3)), m.group(5) == null ? 0 : Double.parseDouble(m.group(5)),
+                    null);
         } finally {
             Files.deleteIfExists(gcLog);
             Files.deleteIfExists(err);

@@ -31,20 +31,24 @@ public final class WorkloadJvm {
         }
         long[] gcBefore = gcTotals();
         double[] ms = new double[rounds];
+        double[] cpuMs = new double[rounds];
         for (int i = 0; i < rounds; i++) {
+            long cpu0 = processCpuNanos();
             long t0 = System.nanoTime();
             long digest = workload.round(size);
             ms[i] = (System.nanoTime() - t0) / 1e6;
+            cpuMs[i] = (processCpuNanos() - cpu0) / 1e6;
             expected = check(expected, digest);
             System.out.printf("round %.3f%n", ms[i]);
         }
         long[] gcAfter = gcTotals();
         Arrays.sort(ms);
+        Arrays.sort(cpuMs);
         if (workload == RealWorkload.DERBY && DerbyWorkload.RETRIES.get() > 0) {
             System.out.println("note derby deadlock retries " + DerbyWorkload.RETRIES.get());
         }
-        System.out.printf("result digest=%d medianMs=%.3f gcMsTimed=%d gcCountTimed=%d%n",
-                expected, ms[rounds / 2], gcAfter[0] - gcBefore[0], gcAfter[1] - gcBefore[1]);
+        System.out.printf("result digest=%d medianMs=%.3f gcMsTimed=%d gcCountTimed=%d cpuMs=%.3f%n",
+                expected, ms[rounds / 2], gcAfter[0] - gcBefore[0], gcAfter[1] - gcBefore[1], cpuMs[rounds / 2]);
         System.exit(0); // the databases' and pools' non-daemon threads must not keep the JVM alive
     }
 
@@ -54,6 +58,15 @@ public final class WorkloadJvm {
             System.exit(3);
         }
         return digest;
+    }
+
+    /**
+     * CPU time of the whole process (every thread: the workload's, the compilers', the collectors'), or 0 if the
+     * platform does not tell. On a shared machine it moves far less with the load than the wall time does.
+     */
+    private static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? Math.max(0, os.getProcessCpuTime()) : 0;
     }
 
     /** {total collection ms, total collections} over every collector. */

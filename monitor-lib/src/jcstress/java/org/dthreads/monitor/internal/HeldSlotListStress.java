@@ -55,7 +55,7 @@ public class HeldSlotListStress {
         r.r2 = seen[1];
     }
 
-    private boolean isOurs(Monitor m) {
+    private boolean isOurs(Object m) {
         if (m == below || m == above) {
             return true;
         }

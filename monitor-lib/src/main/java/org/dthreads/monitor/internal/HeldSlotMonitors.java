@@ -6,16 +6,20 @@ import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
- * The slot monitors ({@link MonitorSlots}) one thread holds, so diagnostics can list a slot monitor held without
- * contention: it is in no table, and {@link BusySlotMonitors} notes only contended, waited-on and leased ones.
+ * The objects whose slot monitors ({@link MonitorSlots}) one thread holds, so diagnostics can list a slot monitor held
+ * without contention: it is in no table, and {@link BusySlotMonitors} notes only contended, waited-on and leased ones.
+ * The list also tells a genuine thin hold from a copied one ({@link ThinLock}, "Copies"): a thin enter lists its object
+ * before the CAS that takes the slot, a thin exit removes it after the CAS that frees it.
+ * The list holds the objects, not their monitors: a thin hold has no {@link Monitor}.
  * One instance per thread that ever acquired a slot monitor ({@link Actor#heldSlots}), registered in a
- * registry of live lists that {@link #forEachHeld} walks ({@link MonitorTable#forEach}: the dump, the
+ * registry of live lists that {@link #forEachList} walks ({@link MonitorTable#forEach}: the dump, the
  * wait-for graph, the fault probes).
  *
  * <h2>What is listed</h2>
- * {@link MonitorRuntime#enter} pushes a slot monitor when it acquired it from free (its depth is then 1);
+ * {@link MonitorRuntime#enter} pushes an object when it acquired its slot monitor from free (its depth is then 1;
+ * a thin enter pushes just before its CAS, see {@link ThinLock});
  * {@link MonitorRuntime#exit} removes it when the exit left the thread no longer acting for it (the last level,
- * or a hand-back to a suspended actor of the class). Re-entries, take-overs from a suspended actor of the class
+ * or a hand-back to a suspended actor of the class; a thin exit just after its CAS). Re-entries, take-overs from a suspended actor of the class
  * and wait's re-acquire push nothing: the actor that acquired the monitor from free is at the bottom of every
  * hold of the monitor (activations stack above it, a wait keeps its levels), and its entry stays until its
  * own last exit. So a held slot monitor is in the list of the thread that acquired it, or (a remote lease is
@@ -35,7 +39,7 @@ import java.util.function.Consumer;
  * </ul>
  *
  * <h2>Ordering: a reader never misses a monitor held since before it started</h2>
- * A reader ({@link #forEachHeld}, any thread) copies the registry under its lock, then reads each list's
+ * A reader ({@link #forEachList}, any thread) copies the registry under its lock, then reads each list's
  * {@link #items} with an acquire load and every element of that array. If a push of {@code m} happens-before
  * the read starts (the holder signalled the reader, as a test's latch does, or the dump ran after the holder's
  * remote call went out), then: the registration (under the lock, before the first push) is seen; the array read
@@ -50,7 +54,7 @@ final class HeldSlotMonitors {
 
     static {
         try {
-            ITEMS = MethodHandles.lookup().findVarHandle(HeldSlotMonitors.class, "items", Monitor[].class);
+            ITEMS = MethodHandles.lookup().findVarHandle(HeldSlotMonitors.class, "items", Object[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -62,14 +66,14 @@ final class HeldSlotMonitors {
 
     /** The thread whose holds these are: a dead thread's empty list is dropped from the registry. */
     private final Thread thread;
-    private Monitor[] items;
+    private Object[] items;
     private int top;
     private int holes;
 
     /** A list for {@code thread}, not registered ({@link #registerFor} registers); for tests. */
     HeldSlotMonitors(Thread thread, int capacity) {
         this.thread = thread;
-        this.items = new Monitor[Math.max(1, capacity)];
+        this.items = new Object[Math.max(1, capacity)];
     }
 
     /** The calling thread's list, made and registered on its first slot acquisition. */
@@ -115,9 +119,9 @@ final class HeldSlotMonitors {
 
     // ---- the owning thread ----
 
-    /** Notes that the owning thread acquired {@code m} from free. */
-    void push(Monitor m) {
-        Monitor[] a = items;
+    /** Notes that the owning thread acquired (or, thin, is about to acquire) {@code key}'s slot monitor from free. */
+    void push(Object m) {
+        Object[] a = items;
         if (holes > 0) {
             for (int i = 0; i < top; i++) {
                 if (a[i] == null) {
@@ -134,9 +138,9 @@ final class HeldSlotMonitors {
         a[top++] = m;
     }
 
-    /** Notes that the owning thread no longer acts for {@code m}; nothing if it is not listed. */
-    void remove(Monitor m) {
-        Monitor[] a = items;
+    /** Notes that the owning thread no longer acts for {@code key}'s monitor; nothing if it is not listed. */
+    void remove(Object m) {
+        Object[] a = items;
         for (int i = top - 1; i >= 0; i--) {
             if (a[i] == m) {
                 a[i] = null;
@@ -155,26 +159,53 @@ final class HeldSlotMonitors {
         }
     }
 
+    /** Whether {@code key} is listed; the owning thread only (most recent first: a re-entry is usually on top). */
+    boolean containsOwn(Object key) {
+        Object[] a = items;
+        for (int i = top - 1; i >= 0; i--) {
+            if (a[i] == key) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     // ---- readers (any thread) ----
 
-    /** Visits every monitor in this list now (see "Ordering"); may include some a moment stale. */
-    void forEach(Consumer<Monitor> action) {
-        Monitor[] a = (Monitor[]) ITEMS.getAcquire(this);
-        for (Monitor m : a) {
+    /** Whether {@code key} is listed now (see "Ordering": a push that happened-before the call is seen). */
+    boolean contains(Object key) {
+        Object[] a = (Object[]) ITEMS.getAcquire(this);
+        for (Object m : a) {
+            if (m == key) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The thread whose list this is. */
+    Thread thread() {
+        return thread;
+    }
+
+    /** Visits every object in this list now (see "Ordering"); may include some a moment stale. */
+    void forEach(Consumer<Object> action) {
+        Object[] a = (Object[]) ITEMS.getAcquire(this);
+        for (Object m : a) {
             if (m != null) {
                 action.accept(m);
             }
         }
     }
 
-    /** Visits every monitor in every registered list (a monitor may come more than once). */
-    static void forEachHeld(Consumer<Monitor> action) {
+    /** Visits every registered list. */
+    static void forEachList(Consumer<HeldSlotMonitors> action) {
         HeldSlotMonitors[] lists;
         synchronized (REGISTRY) {
             lists = Arrays.copyOf(registry, registered);
         }
         for (HeldSlotMonitors h : lists) {
-            h.forEach(action);
+            action.accept(h);
         }
     }
 }

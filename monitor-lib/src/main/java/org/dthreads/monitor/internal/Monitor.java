@@ -98,6 +98,13 @@ final class Monitor extends WaitSet {
     private static final Hold REMOTE_REFERENCE = new Hold(new Actor(null), 0L);
     /** The permanent owner of a monitor a table sweep dropped: every CAS from free fails on it. */
     private static final Hold RETIRED = new Hold(new Actor(null), 0L);
+    /**
+     * The owner of a monitor inflated from a thin slot value until {@link #resolveInflation} says whose it is (see
+     * {@link ThinLock}, "Copies"): no actor matches it and its class is none, so everyone blocks meanwhile.
+     */
+    private static final Hold INFLATING = new Hold(new Actor(null), 0L);
+    /** The thin value this monitor replaced, until {@link #resolveInflation}; written before publication. */
+    private ThinLock inflatedFrom;
 
     Monitor(Object key) {
         this.identityHash = System.identityHashCode(key);
@@ -143,6 +150,53 @@ final class Monitor extends WaitSet {
 
     boolean isRetired() {
         return getOwnerVolatile() == RETIRED;
+    }
+
+    // ---- inflation of a thin slot value (ThinLock) ----
+
+    /** A monitor describing the thin hold {@code t} of {@code key} for diagnostics, installed nowhere. */
+    static Monitor thinView(Object key, ThinLock t) {
+        Monitor m = new Monitor(key);
+        m.slotOwner = key;
+        m.depth = t.depth;
+        m.setOwnerVolatile(t.hold);
+        return m;
+    }
+
+    /** Before the slot's CAS publishes this monitor in place of {@code t}: owned by nobody until resolved. */
+    void prepareInflation(ThinLock t) {
+        inflatedFrom = t;
+        setOwnerVolatile(INFLATING);
+    }
+
+    /**
+     * Completes an inflation once this monitor is in the slot (any thread, any number of times): the replaced thin
+     * value's hold at its depth if its holder lists the object, else free (the value was a copy). Decided only now,
+     * when no thin change of the slot can happen any more, so the answer is not stale (see {@link ThinLock}). A
+     * failure (a stack overflow) leaves it unresolved for the next caller, who may have more stack.
+     */
+    void resolveInflation(Object key) {
+        if (getOwnerVolatile() != INFLATING) {
+            return;
+        }
+        synchronized (this) {
+            if (getOwnerVolatile() != INFLATING) {
+                return;
+            }
+            ThinLock t = inflatedFrom;
+            if (ThinLock.isGenuine(t, key)) {
+                depth = t.depth;
+                pinnedKey = key;
+                inflatedFrom = null;
+                setOwnerVolatile(t.hold);
+            } else {
+                inflatedFrom = null;
+                setOwnerVolatile(null);
+            }
+        }
+        if (queuedEntrants > 0) {
+            wakeEntrants(true);
+        }
     }
 
     // ---- enter ----
@@ -292,6 +346,12 @@ final class Monitor extends WaitSet {
             }
             if (h == RETIRED) {
                 return RETIRED_MONITOR;
+            }
+            if (h == INFLATING) {
+                resolveInflation(key); // its inflater failed before resolving (a stack overflow): finish it
+                if (getOwnerVolatile() != INFLATING) {
+                    continue;
+                }
             }
             if (h.threadClass != cls) {
                 return me.frozenHolds > 0 && isFrozenHere(me) ? BLOCKED_ORPHAN : BLOCKED;

@@ -13,7 +13,8 @@ import org.dthreads.internal.RateLimitedLog;
  * done by the classes of one job each:
  * <ul>
  *   <li>{@link Monitor} (ownership), {@link WaitSet}, {@link EntrantQueue}: one emulated monitor;</li>
- *   <li>{@link MonitorSlots}: object -> monitor for the rewritten classes that carry a monitor slot;
+ *   <li>{@link MonitorSlots}: object -> monitor for the rewritten classes that carry a monitor slot, and
+ *       {@link ThinLock}: the state such an object's monitor has in its slot until it is first contended;
  *       {@link MonitorTable}: for every other object (and the slot look-up behind its {@code get});</li>
  *   <li>{@link LostExits}: exits a stack overflow interrupted, paid later;</li>
  *   <li>{@link InterruptRouting}: interrupts of threads in outgoing calls, outgoing-call bookkeeping;</li>
@@ -96,7 +97,19 @@ public final class MonitorRuntime {
         }
         long cls = KernelLink.currentClass();
         MonitorTable.Binding c = me.cached;
-        Monitor m = c.key == key ? c.monitor : lookupForEnter(me, key);
+        Monitor m;
+        if (c.key == key) {
+            m = c.monitor;
+        } else {
+            java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+            if (slot == null) {
+                m = bindForEnter(me, key);
+            } else if (MonitorSlots.THIN && ThinLock.tryEnter(slot, key, me, cls)) {
+                return; // free or re-entered without contention: the slot's thin value says so
+            } else {
+                m = TABLE.slotMonitor(slot, key);
+            }
+        }
         while (!m.tryEnterFast(me, cls, key)) {
             if (m.remote != null) {
                 m.remote.enter(key, cls); // a stub: its owner is a sentinel, so the fast path always fails
@@ -110,7 +123,7 @@ public final class MonitorRuntime {
         }
         if (m.slotOwner != null && m.activeDepth() == 1) {
             try {
-                HeldSlotMonitors.of(me).push(m); // a slot monitor acquired from free: listed for diagnostics
+                HeldSlotMonitors.of(me).push(key); // a slot monitor acquired from free: listed for diagnostics
             } catch (Throwable unlisted) {
                 // a stack overflow or OOM: the enter has happened and must not fail; the hold goes unlisted
             }
@@ -123,9 +136,10 @@ public final class MonitorRuntime {
      */
     private static Monitor lookupForEnter(Actor me, Object key) {
         Monitor slotted = TABLE.slotMonitor(key);
-        if (slotted != null) {
-            return slotted;
-        }
+        return slotted != null ? slotted : bindForEnter(me, key);
+    }
+
+    private static Monitor bindForEnter(Actor me, Object key) {
         MonitorTable.Binding b = TABLE.bind(key);
         me.cached = b;
         return b.monitor;
@@ -162,7 +176,18 @@ public final class MonitorRuntime {
             }
             long cls = KernelLink.currentClass();
             MonitorTable.Binding c = me.cached;
-            m = c.key == key ? c.monitor : TABLE.get(key);
+            if (c.key == key) {
+                m = c.monitor;
+            } else {
+                java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+                if (slot == null) {
+                    m = TABLE.get(key);
+                } else if (MonitorSlots.THIN && ThinLock.tryExit(slot, key, me, cls)) {
+                    return;
+                } else {
+                    m = TABLE.slotGet(slot, key); // a thin hold not ours, or inflated: inflated now if still thin
+                }
+            }
             if (m != null && m.isRetired()) {
                 m = TABLE.get(key); // retired while cached: nobody holds it; the key's monitor now, if any
             }
@@ -175,7 +200,7 @@ public final class MonitorRuntime {
             }
             if (m.slotOwner != null && me.heldSlots != null && !m.isActiveFor(me, cls)) {
                 try {
-                    me.heldSlots.remove(m); // no longer acting for it: see HeldSlotMonitors
+                    me.heldSlots.remove(key); // no longer acting for it: see HeldSlotMonitors
                 } catch (Throwable stale) {
                     // a stack overflow: the exit is committed; the entry stays (readers skip idle monitors)
                 }
@@ -328,6 +353,11 @@ public final class MonitorRuntime {
         if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
             throw unsettled();
         }
+        java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+        ThinLock t = thin == null ? null : MonitorSlots.thinValue(thin, key);
+        if (t != null && t.hold.isActive(me, cls) && ThinLock.isGenuine(t, key)) {
+            return; // our thin hold: nobody waits on a monitor that was never inflated
+        }
         Monitor m = TABLE.get(key);
         int begun = m == null ? Monitor.NOT_OWNER : m.beginOwnerOperation(me, cls);
         if (begun == Monitor.NOT_OWNER) {
@@ -356,8 +386,14 @@ public final class MonitorRuntime {
         if (LostExits.pendingRepairs) {
             LostExits.settleQuietly();
         }
+        long cls = KernelLink.currentClass();
+        java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+        ThinLock t = thin == null ? null : MonitorSlots.thinValue(thin, key);
+        if (t != null) {
+            return t.hold.threadClass == cls && ThinLock.isGenuine(t, key);
+        }
         Monitor m = TABLE.get(key);
-        return m != null && m.holdsFor(KernelLink.currentClass());
+        return m != null && m.holdsFor(cls);
     }
 
     /**

@@ -20,7 +20,9 @@ import java.util.function.Function;
  * field means nothing to a second copy of monitor-lib in another class loader.
  *
  * <h2>What guards what</h2>
- * A slot goes from null to the object's monitor once, by a CAS ({@link #install}); it is never cleared (slot
+ * Until its first contention (or wait, take-over, lease) a slot holds at most a {@link ThinLock}: the thin state,
+ * changed by CAS, whose class comment is the design of that part. A slot goes to the object's monitor once, by a
+ * CAS ({@link #install}) from null or from a thin value (an <em>inflation</em>); it is never cleared (slot
  * monitors are never retired: nothing but the object refers to them, see {@link MonitorTable}). Readers use an
  * acquire read, so a monitor seen in a slot is fully constructed, {@link Monitor#slotOwner} included. A slot
  * copied with its object ({@code Object.clone}, a library copying fields) holds the original's monitor: its
@@ -36,12 +38,14 @@ import java.util.function.Function;
  * contended, waited on or held by a remote lease, through {@link BusySlotMonitors}.
  *
  * <p>On by default; {@code -Ddthreads.monitor.slots=false} turns slots off at run time and in the rewriter
- * (which then adds no field). See {@code docs/benchmarks.md}, "Monitor slot".
+ * (which then adds no field); {@code -Ddthreads.monitor.thin=false} keeps the slots but installs a monitor at the
+ * first lock. See {@code docs/benchmarks.md}, "Monitor slot" and "Thin locks".
  */
 final class MonitorSlots {
     /** The field's name; the rewriter's {@code SlotFieldAdder.NAME} is the same (a test checks). */
     static final String FIELD_NAME = "$dthreads$monitor";
-    static final boolean ENABLED = enabled();
+    static final boolean ENABLED = enabled("dthreads.monitor.slots");
+    static final boolean THIN = ENABLED && enabled("dthreads.monitor.thin");
 
     private static final Slot NONE = new Slot(null);
 
@@ -60,31 +64,69 @@ final class MonitorSlots {
         return key instanceof Class<?> ? null : SLOTS.get(key.getClass()).handle;
     }
 
-    /** The monitor in {@code key}'s slot, or null if none was installed yet (or the slot holds a copied one). */
-    static Monitor get(VarHandle slot, Object key) {
-        Monitor m = (Monitor) slot.getAcquire(key);
-        return m != null && m.slotOwner == key ? m : null;
+    /** The handle of {@code key}'s slot if its monitor may be thin ({@link ThinLock}), else null. */
+    static VarHandle thinSlotOf(Object key) {
+        return THIN ? slotOf(key) : null;
     }
 
     /**
-     * The monitor in {@code key}'s slot, installed first if the slot is empty or holds another object's monitor
-     * (copied with the object). {@code factory} is called outside any lock; a racing install may win, and its
-     * monitor is then returned and the one made here dropped.
+     * The monitor in {@code key}'s slot, or null if nobody holds or ever contended it (an empty slot, a copied
+     * value). A thin value is inflated first: the callers (exit and wait of a hold that is not thin any more, notify
+     * for another actor, lost exits) need the monitor.
+     */
+    static Monitor get(VarHandle slot, Object key, Function<Object, Monitor> factory) {
+        Object v = slot.getAcquire(key);
+        if (v instanceof ThinLock) {
+            return install(slot, key, factory);
+        }
+        return v instanceof Monitor m && m.slotOwner == key ? resolved(m, key) : null;
+    }
+
+    /**
+     * For diagnostics: the thin value in {@code key}'s slot (not checked for a copy), or its monitor, or null;
+     * changes nothing but finishing a pending inflation.
+     */
+    static Object current(VarHandle slot, Object key) {
+        Object v = slot.getAcquire(key);
+        if (v instanceof Monitor m) {
+            return m.slotOwner == key ? resolved(m, key) : null;
+        }
+        return v;
+    }
+
+    /** The thin value in {@code key}'s slot, or null if it holds none (empty, inflated); not checked for a copy. */
+    static ThinLock thinValue(VarHandle slot, Object key) {
+        return slot.getAcquire(key) instanceof ThinLock t ? t : null;
+    }
+
+    /**
+     * The monitor in {@code key}'s slot, installed first if the slot is empty, holds a thin value (inflated: see
+     * {@link Monitor#resolveInflation}) or holds another object's monitor (copied with the object). {@code factory}
+     * is called outside any lock; a racing install may win, and its monitor is then returned and the one made here
+     * dropped.
      */
     static Monitor install(VarHandle slot, Object key, Function<Object, Monitor> factory) {
         Object seen = slot.getAcquire(key);
         while (true) {
-            if (seen != null && ((Monitor) seen).slotOwner == key) {
-                return (Monitor) seen;
+            if (seen instanceof Monitor m && m.slotOwner == key) {
+                return resolved(m, key);
             }
             Monitor made = factory.apply(key);
             made.slotOwner = key;
+            if (seen instanceof ThinLock t) {
+                made.prepareInflation(t);
+            }
             Object witness = slot.compareAndExchange(key, seen, (Object) made);
             if (witness == seen) {
-                return made;
+                return resolved(made, key);
             }
             seen = witness;
         }
+    }
+
+    private static Monitor resolved(Monitor m, Object key) {
+        m.resolveInflation(key);
+        return m;
     }
 
     /** A class's slot handle, or null: a holder because {@link ClassValue} has no "absent" value. */
@@ -132,9 +174,9 @@ final class MonitorSlots {
         }
     }
 
-    private static boolean enabled() {
+    private static boolean enabled(String property) {
         try {
-            return !"false".equalsIgnoreCase(System.getProperty("dthreads.monitor.slots"));
+            return !"false".equalsIgnoreCase(System.getProperty(property));
         } catch (SecurityException e) {
             return true;
         }

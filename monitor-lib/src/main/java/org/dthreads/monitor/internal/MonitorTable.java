@@ -109,7 +109,7 @@ final class MonitorTable {
     Monitor get(Object key) {
         java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
         if (slot != null) {
-            return MonitorSlots.get(slot, key);
+            return MonitorSlots.get(slot, key, factory);
         }
         Binding b = find(key);
         return b == null ? null : b.monitor;
@@ -134,6 +134,16 @@ final class MonitorTable {
     Monitor slotMonitor(Object key) {
         java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
         return slot == null ? null : MonitorSlots.install(slot, key, factory);
+    }
+
+    /** {@link #slotMonitor(Object)} for a key whose slot the caller looked up. */
+    Monitor slotMonitor(java.lang.invoke.VarHandle slot, Object key) {
+        return MonitorSlots.install(slot, key, factory);
+    }
+
+    /** {@link #get} for a key whose slot the caller looked up. */
+    Monitor slotGet(java.lang.invoke.VarHandle slot, Object key) {
+        return MonitorSlots.get(slot, key, factory);
     }
 
     /**
@@ -165,14 +175,29 @@ final class MonitorTable {
     /**
      * Visits every monitor in the table, then the slot monitors held by a thread ({@link HeldSlotMonitors}) or
      * noted as contended, waited on or leased ({@link BusySlotMonitors}), each once; weakly consistent (no
-     * lock), for dumps.
+     * lock), for dumps. A thin hold ({@link ThinLock}) is visited as a monitor made for the visit
+     * ({@link Monitor#thinView}), installed nowhere: reading diagnostics does not inflate.
      */
     void forEach(Consumer<Monitor> action) {
         forEachBound(action);
         java.util.Set<Monitor> slotted = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        HeldSlotMonitors.forEachHeld(slotted::add);
+        HeldSlotMonitors.forEachList(list -> list.forEach(key -> {
+            Monitor m = slotView(key);
+            if (m != null) {
+                slotted.add(m);
+            }
+        }));
         BusySlotMonitors.forEach(slotted::add);
         slotted.forEach(action);
+    }
+
+    private static Monitor slotView(Object key) {
+        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        Object v = slot == null ? null : MonitorSlots.current(slot, key);
+        if (v instanceof ThinLock t) {
+            return ThinLock.isGenuine(t, key) ? Monitor.thinView(key, t) : null;
+        }
+        return (Monitor) v;
     }
 
     private void forEachBound(Consumer<Monitor> action) {

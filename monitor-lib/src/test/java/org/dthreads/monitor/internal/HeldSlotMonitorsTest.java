@@ -69,7 +69,7 @@ class HeldSlotMonitorsTest {
             Monitors.exit(lock);
         }
         assertTrue(find(lock).isEmpty(), MonitorDump.text());
-        assertTrue(MonitorSlots.get(MonitorSlots.slotOf(lock), lock) != null, "the monitor is in the slot");
+        assertEquals(null, MonitorSlots.current(MonitorSlots.slotOf(lock), lock), "a thin hold leaves nothing behind");
     }
 
     @Test
@@ -130,11 +130,10 @@ class HeldSlotMonitorsTest {
         long cls = DThreads.currentClass();
         CountDownLatch callbackWaiting = new CountDownLatch(1);
         AtomicLong callbackSawDepth = new AtomicLong();
-        List<Monitor> callbackListed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Object> callbackListed = new java.util.concurrent.CopyOnWriteArrayList<>();
         Monitors.enter(lock);
-        Monitor m = MonitorSlots.get(MonitorSlots.slotOf(lock), lock);
         try {
-            assertEquals(List.of(m), heldByMe(m));
+            assertEquals(List.of(lock), heldByMe(lock));
             org.dthreads.monitor.spi.OutgoingCalls.begin(); // suspended: a callback of the class may act for it
             try {
                 Thread callback = new Thread(() -> {
@@ -147,7 +146,7 @@ class HeldSlotMonitorsTest {
                         } finally {
                             Monitors.exit(lock); // hands the hold back
                         }
-                        callbackListed.addAll(heldByMe(m));
+                        callbackListed.addAll(heldByMe(lock));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -162,20 +161,20 @@ class HeldSlotMonitorsTest {
                 org.dthreads.monitor.spi.OutgoingCalls.end();
             }
             assertEquals(List.of(), callbackListed, "the callback never acquired it from free");
-            assertEquals(List.of(m), heldByMe(m), "the caller, the bottom hold, still lists it");
+            assertEquals(List.of(lock), heldByMe(lock), "the caller, the bottom hold, still lists it");
             MonitorDump.Entry e = find(lock).orElseThrow(() -> new AssertionError(MonitorDump.text()));
             assertEquals(1, e.depth());
             assertTrue(e.actingFor().contains(Thread.currentThread().getName()), e.toString());
         } finally {
             Monitors.exit(lock);
         }
-        assertEquals(List.of(), heldByMe(m));
+        assertEquals(List.of(), heldByMe(lock));
         assertTrue(find(lock).isEmpty(), MonitorDump.text());
     }
 
     /** {@code m} as often as the calling thread's list has it. */
-    private static List<Monitor> heldByMe(Monitor m) {
-        List<Monitor> out = new ArrayList<>();
+    private static List<Object> heldByMe(Object m) {
+        List<Object> out = new ArrayList<>();
         HeldSlotMonitors list = Actor.current().heldSlots;
         if (list != null) {
             list.forEach(x -> {
@@ -203,10 +202,10 @@ class HeldSlotMonitorsTest {
     @Test
     void holesAreFilledAndTheTopTrimmed() {
         HeldSlotMonitors list = new HeldSlotMonitors(Thread.currentThread(), 2);
-        Monitor a = new Monitor(new Object());
-        Monitor b = new Monitor(new Object());
-        Monitor c = new Monitor(new Object());
-        Monitor d = new Monitor(new Object());
+        Object a = new Object();
+        Object b = new Object();
+        Object c = new Object();
+        Object d = new Object();
         list.push(a);
         list.push(b);
         list.push(c); // grows
@@ -224,8 +223,8 @@ class HeldSlotMonitorsTest {
         assertEquals(List.of(a), listed(list));
     }
 
-    private static List<Monitor> listed(HeldSlotMonitors list) {
-        List<Monitor> out = new ArrayList<>();
+    private static List<Object> listed(HeldSlotMonitors list) {
+        List<Object> out = new ArrayList<>();
         list.forEach(out::add);
         return out;
     }

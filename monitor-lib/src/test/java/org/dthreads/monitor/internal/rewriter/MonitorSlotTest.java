@@ -69,6 +69,31 @@ class MonitorSlotTest {
         return f.get(o);
     }
 
+    /** Leaves a monitor in {@code o}'s slot for good: a wait inflates a thin hold. */
+    private static Object inflated(Object o) throws Exception {
+        Monitors.enter(o);
+        try {
+            Monitors.waitOn(o, 1);
+        } finally {
+            Monitors.exit(o);
+        }
+        assertNotNull(slotOf(o, account), "a waited-on monitor stays in the slot");
+        return o;
+    }
+
+    /** The slot's value while the rewritten code holds {@code o}'s monitor (a thin value if uncontended). */
+    private static Object slotWhileLocked(Object o, Class<?> declaring) throws Exception {
+        Object[] seen = new Object[1];
+        call(o, "whileLocked", (Runnable) () -> {
+            try {
+                seen[0] = slotOf(o, declaring);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        return seen[0];
+    }
+
     @Test
     void theRewrittenClassDeclaresAPrivateTransientSyntheticObjectSlotAndVerifies() throws Exception {
         for (Class<?> type : new Class<?>[] {Account.class, SavingsAccount.class}) {
@@ -98,8 +123,9 @@ class MonitorSlotTest {
         assertTrue(MonitorRuntime.tableSize() - before < accounts.length / 2,
                 "fresh slotted objects must not be bound in the table: " + (MonitorRuntime.tableSize() - before));
         for (Object a : accounts) {
-            assertNotNull(slotOf(a, account), "the monitor is in the slot");
+            assertNull(slotOf(a, account), "a thin hold leaves nothing behind");
         }
+        assertNotNull(slotWhileLocked(accounts[0], account), "held: the slot says so");
     }
 
     @Test
@@ -234,8 +260,44 @@ class MonitorSlotTest {
     }
 
     @Test
-    void aCloneGetsAMonitorOfItsOwn() throws Exception {
+    void aCloneMadeWhileLockedIsNotLocked() throws Exception {
         Object original = newAccount();
+        call(original, "deposit", 1L);
+        Object[] copy = new Object[1];
+        call(original, "whileLocked", (Runnable) () -> {
+            try {
+                copy[0] = call(original, "clone"); // re-enters; the copy's slot is the original's thin value
+                assertSame(slotOf(original, account), slotOf(copy[0], account), "clone copies the slot as it is");
+                assertNotNull(slotOf(copy[0], account));
+                assertFalse(Monitors.holdsLock(copy[0]), "a copied thin value holds nothing");
+                CompletableFuture<Object> onCopy = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        call(copy[0], "deposit", 1L);
+                        return call(copy[0], "balance");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                assertEquals(2L, onCopy.get(10, TimeUnit.SECONDS), "another thread takes the copy at once");
+                call(copy[0], "deposit", 1L); // and so does the thread whose hold was copied
+                assertFalse(Monitors.holdsLock(copy[0]));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertEquals(3L, CompletableFuture.supplyAsync(() -> {
+            try {
+                return call(copy[0], "balance");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }).get(10, TimeUnit.SECONDS));
+        assertEquals(1L, call(original, "balance"));
+    }
+
+    @Test
+    void aCloneGetsAMonitorOfItsOwn() throws Exception {
+        Object original = inflated(newAccount());
         call(original, "deposit", 1L);
         Object copy = call(original, "clone");
         assertSame(slotOf(original, account), slotOf(copy, account), "clone copies the slot as it is");
@@ -263,8 +325,11 @@ class MonitorSlotTest {
         call(s, "deposit", 10L);
         call(s, "addInterest");
         assertEquals(15L, call(s, "balance"));
+        assertNotNull(slotWhileLocked(s, account));
+        assertNull(slotWhileLocked(s, savings), "the subclass's own slot stays unused");
+        inflated(s);
         assertNotNull(slotOf(s, account));
-        assertNull(slotOf(s, savings), "the subclass's own slot stays unused");
+        assertNull(slotOf(s, savings));
     }
 
     @Test
@@ -293,9 +358,8 @@ class MonitorSlotTest {
     void equalsHashCodeAndGsonSeeTheSameObject() throws Exception {
         Account plain = new Account();
         plain.deposit(3);
-        Object rewritten = newAccount();
+        Object rewritten = inflated(newAccount());
         call(rewritten, "deposit", 3L);
-        assertNotNull(slotOf(rewritten, account), "locked: the slot is set");
         assertEquals(plain.hashCode(), rewritten.hashCode());
         assertEquals(new Account().hashCode(), newAccount().hashCode());
         Object other = newAccount();
