@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import jdk.jfr.Recording;
 import org.dthreads.DThreads;
 import org.dthreads.junit.SiteApp;
+import org.dthreads.monitor.Deadlocks;
 import org.dthreads.junit.SiteContext;
 
 /**
@@ -31,6 +32,8 @@ import org.dthreads.junit.SiteContext;
  *       and one of LOCKS shared (emulated) monitors across a call to PEER that works MILLIS and calls back
  *       into that shared monitor. Returns {@code done N ...} with what the callbacks reported, or, if not all
  *       finished within BOUND_S seconds, {@code stuck ...} with a thread dump that includes virtual threads.</li>
+ *   <li>{@code abba}: two virtual threads deadlock on two emulated monitors here; returns dthreads' deadlock
+ *       report ({@code Deadlocks.report()}) once it sees the cycle (at most 10 s).</li>
  *   <li>{@code live CLASS...}: how many instances of each class are live after a full collection.</li>
  *   <li>{@code jfrStart} / {@code jfrStop}: a JFR recording of {@code jdk.VirtualThreadPinned} (threshold 0, with
  *       stack traces); {@code jfrStop} returns the file it wrote.</li>
@@ -62,6 +65,7 @@ public final class VirtualSite implements SiteApp {
         ctx.step("crowd", args -> node.crowd(peer(ctx, args.get(0)), Integer.parseInt(args.get(1)),
                 Integer.parseInt(args.get(2)), Long.parseLong(args.get(3)), Long.parseLong(args.get(4))));
         ctx.step("live", args -> VirtualThreads.liveInstances(args));
+        ctx.step("abba", args -> abba());
         ctx.step("jfrStart", args -> {
             Recording r = new Recording();
             r.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
@@ -82,6 +86,35 @@ public final class VirtualSite implements SiteApp {
             t.join();
             return "pinned for " + SlowInit.MILLIS + " ms";
         });
+    }
+
+    private static String abba() throws InterruptedException {
+        Object a = new Object();
+        Object b = new Object();
+        CountDownLatch bothHold = new CountDownLatch(2);
+        VirtualThreads.start("vt-abba-1", () -> lockBoth(a, b, bothHold));
+        VirtualThreads.start("vt-abba-2", () -> lockBoth(b, a, bothHold));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (long[] found = Deadlocks.findDeadlockedThreads(); (found == null || found.length < 2)
+                && System.nanoTime() < deadline; found = Deadlocks.findDeadlockedThreads()) {
+            Thread.sleep(20); // null: none yet
+        }
+        return Deadlocks.report();
+    }
+
+    /** Holds {@code first}, waits until the other thread holds its first, then takes {@code second}: AB-BA. */
+    private static void lockBoth(Object first, Object second, CountDownLatch bothHold) {
+        synchronized (first) {
+            bothHold.countDown();
+            try {
+                bothHold.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            synchronized (second) {
+                bothHold.countDown(); // never reached
+            }
+        }
     }
 
     private static VirtualHop peer(SiteContext ctx, String site) throws Exception {
@@ -189,7 +222,8 @@ public final class VirtualSite implements SiteApp {
             }
             boolean all = done.await(boundSeconds, TimeUnit.SECONDS);
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            String summary = " of " + n + " in " + ms + " ms; classes " + classes.size()
+            String summary = " of " + n + " in " + ms + " ms; peak platform threads "
+                    + java.lang.management.ManagementFactory.getThreadMXBean().getPeakThreadCount() + "; classes " + classes.size()
                     + (classes.contains(stepClass) ? " (one is the step thread's)" : "") + "; callbacks " + outcomes;
             if (all) {
                 return "done" + summary;

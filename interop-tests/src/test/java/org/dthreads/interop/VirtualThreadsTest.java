@@ -92,6 +92,16 @@ class VirtualThreadsTest {
     }
 
     @Test
+    void aDeadlockOfVirtualThreadsIsReportedWithTheirStacks(SiteCluster cluster) {
+        // the JVM's thread dump lists no virtual threads; dthreads' report reads their stacks itself
+        List<Site> sites = start(cluster, false);
+        String report = sites.get(0).run("abba");
+        assertTrue(report.contains("Found one dthreads deadlock") && report.contains("thread \"vt-abba-1\"")
+                && report.contains("thread \"vt-abba-2\""), report);
+        assertTrue(report.contains("at example.vthreads.VirtualSite.lockBoth(VirtualSite.java:"), report);
+    }
+
+    @Test
     void tenThousandVirtualThreadsHoldingEmulatedMonitorsAcrossCallsFinishInTakeOverMode(SiteCluster cluster)
             throws IOException {
         crowd(cluster, false, "platform,fresh,other");
