@@ -36,7 +36,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class VirtualThreadsTest {
 
     /** Shared monitors of the crowd: as many calls in flight at most, the rest of the threads queue for them. */
-    static final int LOCKS = Integer.getInteger("vt.locks", 64);
+    static final int LOCKS = Integer.getInteger("dthreads.test.vthreadLocks", 64);
     static final int CROWD = 10_000;
 
     @BeforeAll

@@ -34,10 +34,12 @@ import org.dthreads.monitor.Monitors;
  * Reported: the medians over rounds per kind, and the median of the per-round differences virtual − platform
  * and ratios virtual / platform with 95% bootstrap intervals. Run from the repository root:
  * <pre>
- * java -cp benchmarks/target/benchmarks.jar org.dthreads.benchmarks.rmi.VirtualThreadCost [rounds] [callsPerBlock] [original] [java]
+ * java -cp benchmarks/target/benchmarks.jar org.dthreads.benchmarks.rmi.VirtualThreadCost [rounds] [callsPerBlock] [takeover|original|plain] [java]
  * </pre>
- * {@code original} runs both JVMs with {@code -Ddthreads.callbacks=original}; {@code java} is the launcher of the
- * two JVMs (default {@code /usr/lib/jvm/temurin-25-jdk-amd64/bin/java}).
+ * {@code original} runs both JVMs with {@code -Ddthreads.callbacks=original}; {@code plain} runs them without the
+ * agent (plain RMI: what the JDK's virtual-thread socket I/O costs by itself; the lock row then runs the same
+ * runtime code, called directly); {@code java} is the launcher of the two JVMs (default
+ * {@code /usr/lib/jvm/temurin-25-jdk-amd64/bin/java}).
  */
 public final class VirtualThreadCost {
 
@@ -49,15 +51,15 @@ public final class VirtualThreadCost {
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
-        boolean original = args.length > 2 && args[2].equals("original");
+        String mode = args.length > 2 ? args[2] : "takeover";
         String java = args.length > 3 ? args[3] : "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java";
         String agent = "dthreads-agent/target/dthreads-agent.jar";
-        try (Jvm callee = new Jvm(java, agent, original, CallbackSite.class);
-                Jvm caller = new Jvm(java, agent, original, Caller.class)) {
+        try (Jvm callee = new Jvm(java, agent, mode, CallbackSite.class);
+                Jvm caller = new Jvm(java, agent, mode, Caller.class)) {
             caller.ask("peer " + callee.port, "OK");
             callee.ask("peer " + caller.port, "OK");
-            System.out.printf(Locale.ROOT, "Virtual against platform threads (%s mode): %d rounds, %d lock pairs and %d calls per block, %s, %d cores%n",
-                    original ? "original" : "take-over", rounds, LOCK_PAIRS, block, caller.ask("version", "VERSION "),
+            System.out.printf(Locale.ROOT, "Virtual against platform threads (%s): %d rounds, %d lock pairs and %d calls per block, %s, %d cores%n",
+                    mode.equals("plain") ? "no agent" : mode + " mode", rounds, LOCK_PAIRS, block, caller.ask("version", "VERSION "),
                     Runtime.getRuntime().availableProcessors());
             System.out.println("| operation | platform | virtual | virtual − platform | 95% CI | ratio | 95% CI |");
             System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
@@ -101,9 +103,12 @@ public final class VirtualThreadCost {
         final PrintStream in;
         final int port;
 
-        Jvm(String java, String agent, boolean original, Class<?> main) throws IOException {
-            List<String> command = new ArrayList<>(List.of(java, "-javaagent:" + agent, INCLUDE));
-            if (original) {
+        Jvm(String java, String agent, String mode, Class<?> main) throws IOException {
+            List<String> command = new ArrayList<>(List.of(java));
+            if (!mode.equals("plain")) {
+                command.addAll(List.of("-javaagent:" + agent, INCLUDE));
+            }
+            if (mode.equals("original")) {
                 command.add("-Ddthreads.callbacks=original");
             }
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
