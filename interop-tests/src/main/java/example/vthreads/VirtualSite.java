@@ -34,6 +34,8 @@ import org.dthreads.junit.SiteContext;
  *       finished within BOUND_S seconds, {@code stuck ...} with a thread dump that includes virtual threads.</li>
  *   <li>{@code abba}: two virtual threads deadlock on two emulated monitors here; returns dthreads' deadlock
  *       report ({@code Deadlocks.report()}) once it sees the cycle (at most 10 s).</li>
+ *   <li>{@code waiters N}: N virtual threads wait ({@code wait()}, emulated) on one monitor until a last one
+ *       opens it and calls {@code notifyAll()}; returns {@code done N} or, after 60 s, {@code stuck} with a dump.</li>
  *   <li>{@code live CLASS...}: how many instances of each class are live after a full collection.</li>
  *   <li>{@code jfrStart} / {@code jfrStop}: a JFR recording of {@code jdk.VirtualThreadPinned} (threshold 0, with
  *       stack traces); {@code jfrStop} returns the file it wrote.</li>
@@ -66,6 +68,7 @@ public final class VirtualSite implements SiteApp {
                 Integer.parseInt(args.get(2)), Long.parseLong(args.get(3)), Long.parseLong(args.get(4))));
         ctx.step("live", args -> VirtualThreads.liveInstances(args));
         ctx.step("abba", args -> abba());
+        ctx.step("waiters", args -> waiters(Integer.parseInt(args.get(0))));
         ctx.step("jfrStart", args -> {
             Recording r = new Recording();
             r.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
@@ -86,6 +89,44 @@ public final class VirtualSite implements SiteApp {
             t.join();
             return "pinned for " + SlowInit.MILLIS + " ms";
         });
+    }
+
+    private static String waiters(int n) throws InterruptedException {
+        Object gate = new Object();
+        boolean[] open = {false}; // guarded by gate
+        AtomicInteger waiting = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(n);
+        for (int i = 0; i < n; i++) {
+            VirtualThreads.start("waiter-" + i, () -> {
+                try {
+                    synchronized (gate) {
+                        waiting.incrementAndGet();
+                        while (!open[0]) {
+                            gate.wait();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (waiting.get() < n && System.nanoTime() < deadline) {
+            Thread.sleep(10); // every waiter has been inside the monitor, so all wait or have waited
+        }
+        VirtualThreads.start("opener", () -> {
+            synchronized (gate) {
+                open[0] = true;
+                gate.notifyAll();
+            }
+        });
+        if (done.await(Math.max(1, TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime())), TimeUnit.SECONDS)) {
+            return "done " + n;
+        }
+        return "stuck: " + (n - done.getCount()) + " of " + n + " done, " + waiting.get() + " entered\n"
+                + VirtualThreads.groupedDump(14, 12);
     }
 
     private static String abba() throws InterruptedException {

@@ -59,13 +59,16 @@ class VirtualThreadsTest {
     }
 
     @Test
-    void takeOverModeAVirtualThreadsZigzagCompletesWithoutPinning(SiteCluster cluster) throws IOException {
+    void takeOverModeAVirtualThreadsZigzagAndTenThousandWaitsCompleteWithoutPinning(SiteCluster cluster) throws IOException {
         List<Site> sites = start(cluster, false);
         warmUp(cluster, sites.get(0), false);
         sites.get(0).run("jfrStart");
         // the callback takes over the virtual thread's emulated monitor on an RMI server thread
         String trail = cluster.assertCompletesWithin(Duration.ofSeconds(30), () -> sites.get(0).run("zigzag", "B", "-1"));
         assertEquals("caller=virtual callback=platform,fresh,other", trail);
+        // 10,000 virtual threads in an emulated wait() on one monitor, all woken by notifyAll
+        String waited = cluster.assertCompletesWithin(Duration.ofSeconds(90), () -> sites.get(0).run("waiters", "10000"));
+        assertEquals("done 10000", waited);
         assertNoPinnedPark(sites.get(0));
     }
 
