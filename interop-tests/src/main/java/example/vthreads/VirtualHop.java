@@ -20,4 +20,14 @@ public interface VirtualHop extends Remote {
      * {@code same|other} (whether it is the {@code Thread} object that made the call for {@code token}).
      */
     String reenter(int lock, String token) throws RemoteException;
+
+    /**
+     * Waits on this site's wait lock (an emulated {@code wait()}) for at most {@code millis}.
+     *
+     * @return {@code interrupted} or {@code timed out}
+     */
+    String waitHere(long millis) throws RemoteException;
+
+    /** Whether a thread is in an emulated wait on this site now (its monitor dump lists a waiter). */
+    boolean waiting() throws RemoteException;
 }

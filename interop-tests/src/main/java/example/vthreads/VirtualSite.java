@@ -19,6 +19,7 @@ import jdk.jfr.Recording;
 import org.dthreads.DThreads;
 import org.dthreads.junit.SiteApp;
 import org.dthreads.monitor.Deadlocks;
+import org.dthreads.monitor.MonitorDump;
 import org.dthreads.junit.SiteContext;
 
 /**
@@ -36,6 +37,9 @@ import org.dthreads.junit.SiteContext;
  *       report ({@code Deadlocks.report()}) once it sees the cycle (at most 10 s).</li>
  *   <li>{@code waiters N}: N virtual threads wait ({@code wait()}, emulated) on one monitor until a last one
  *       opens it and calls {@code notifyAll()}; returns {@code done N} or, after 60 s, {@code stuck} with a dump.</li>
+ *   <li>{@code interruptCall PEER [platform]}: a virtual (or platform) thread calls PEER's {@code waitHere(20 s)}; once PEER reports the
+ *       wait, this site interrupts the virtual thread; returns what the call returned and the thread's interrupt
+ *       status afterwards.</li>
  *   <li>{@code live CLASS...}: how many instances of each class are live after a full collection.</li>
  *   <li>{@code jfrStart} / {@code jfrStop}: a JFR recording of {@code jdk.VirtualThreadPinned} (threshold 0, with
  *       stack traces); {@code jfrStop} returns the file it wrote.</li>
@@ -69,6 +73,7 @@ public final class VirtualSite implements SiteApp {
         ctx.step("live", args -> VirtualThreads.liveInstances(args));
         ctx.step("abba", args -> abba());
         ctx.step("waiters", args -> waiters(Integer.parseInt(args.get(0))));
+        ctx.step("interruptCall", args -> interruptCall(peer(ctx, args.get(0)), args.size() > 1 && args.get(1).equals("platform")));
         ctx.step("jfrStart", args -> {
             Recording r = new Recording();
             r.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
@@ -129,6 +134,29 @@ public final class VirtualSite implements SiteApp {
                 + VirtualThreads.groupedDump(14, 12);
     }
 
+    private static String interruptCall(VirtualHop peer, boolean platform) throws Exception {
+        AtomicReference<String> out = new AtomicReference<>();
+        Runnable call = () -> {
+            try {
+                String answer = peer.waitHere(20_000);
+                out.set(answer + "; status " + Thread.currentThread().isInterrupted());
+            } catch (RemoteException e) {
+                out.set("failed: " + e);
+            }
+        };
+        Thread caller = platform ? new Thread(call, "platform-caller") : VirtualThreads.start("vt-caller", call);
+        if (platform) {
+            caller.start();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!peer.waiting() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        caller.interrupt(); // rewritten: routed to the class's wait at PEER
+        caller.join(30_000);
+        return caller.isAlive() ? "stuck\n" + VirtualThreads.groupedDump(14, 6) : out.get();
+    }
+
     private static String abba() throws InterruptedException {
         Object a = new Object();
         Object b = new Object();
@@ -187,6 +215,7 @@ public final class VirtualSite implements SiteApp {
         private final Vector<String> journal = new Vector<>(); // locks itself: a native-mode monitor
         private final Map<String, Thread> callers = new ConcurrentHashMap<>();
         VirtualHop self;
+        private final Object waitLock = new Object();
 
         Node() {
             for (int i = 0; i < shared.length; i++) {
@@ -234,6 +263,24 @@ public final class VirtualSite implements SiteApp {
                         + (token.equals(TOKEN.get()) ? "seen" : "fresh") + ","
                         + (callers.get(token) == me ? "same" : "other");
             }
+        }
+
+        @Override
+        public String waitHere(long millis) {
+            synchronized (waitLock) {
+                try {
+                    waitLock.wait(millis);
+                    return "timed out";
+                } catch (InterruptedException e) {
+                    return "interrupted";
+                }
+            }
+        }
+
+        @Override
+        public boolean waiting() {
+            // registered as a waiter of the class: what an interrupt forwarded from the caller looks for
+            return MonitorDump.text().matches("(?s).*waiting: \\[[^\\]]+\\].*");
         }
 
         String crowd(VirtualHop peer, int n, int locks, long millis, long boundSeconds) throws InterruptedException {

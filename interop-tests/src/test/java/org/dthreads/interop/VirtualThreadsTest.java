@@ -95,6 +95,24 @@ class VirtualThreadsTest {
     }
 
     @Test
+    void anInterruptOfAVirtualThreadInACallEndsItsClasssWaitAtTheCalleeInTakeOverMode(SiteCluster cluster) {
+        interruptCall(cluster, false);
+    }
+
+    @Test
+    void anInterruptOfAVirtualThreadInACallEndsItsClasssWaitAtTheCalleeInOriginalMode(SiteCluster cluster) {
+        interruptCall(cluster, true);
+    }
+
+    /** Delivered once: the wait of the thread's class at B throws, the virtual thread's own status stays clear. */
+    private static void interruptCall(SiteCluster cluster, boolean original) {
+        List<Site> sites = start(cluster, original);
+        String platform = cluster.assertCompletesWithin(Duration.ofSeconds(40), () -> sites.get(0).run("interruptCall", "B", "platform"));
+        String seen = cluster.assertCompletesWithin(Duration.ofSeconds(40), () -> sites.get(0).run("interruptCall", "B"));
+        assertEquals("interrupted; status false / interrupted; status false", platform + " / " + seen);
+    }
+
+    @Test
     void aDeadlockOfVirtualThreadsIsReportedWithTheirStacks(SiteCluster cluster) {
         // the JVM's thread dump lists no virtual threads; dthreads' report reads their stacks itself
         List<Site> sites = start(cluster, false);
