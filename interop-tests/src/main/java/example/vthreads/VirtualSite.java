@@ -209,6 +209,18 @@ public final class VirtualSite implements SiteApp {
         }
     }
 
+    /**
+     * A class with monitor code, so the rewriter gives its instances their emulated monitor in a field of their
+     * own (a slot) rather than in the runtime's side table.
+     */
+    static final class Ticket {
+        private int punched; // guarded by this
+
+        synchronized int punch() {
+            return ++punched;
+        }
+    }
+
     static final class Node implements VirtualHop {
         private static final ThreadLocal<String> TOKEN = new ThreadLocal<>();
         private final Object[] shared = new Object[1024];
@@ -295,9 +307,10 @@ public final class VirtualSite implements SiteApp {
                 VirtualThreads.start(token, () -> {
                     try {
                         classes.add(DThreads.currentClass());
-                        Object own = new Object();
+                        Ticket own = new Ticket(); // a rewritten class: its emulated monitor lives in a slot of the object
                         String outcome;
                         synchronized (own) { // an emulated monitor of this thread alone, held across the call
+                            own.punch();
                             outcome = visit(peer, lock, token, millis);
                         }
                         outcomes.computeIfAbsent(outcome, k -> new AtomicInteger()).incrementAndGet();

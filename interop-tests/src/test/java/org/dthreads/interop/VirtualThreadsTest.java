@@ -3,6 +3,7 @@ package org.dthreads.interop;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import example.vthreads.VirtualSite;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import jdk.jfr.consumer.RecordedEvent;
+import org.awaitility.core.ConditionTimeoutException;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordingFile;
 import org.dthreads.junit.Site;
@@ -148,13 +150,17 @@ class VirtualThreadsTest {
         // weakly (the suspended-threads entries) or to their locked objects (the monitor table) is dropped
         // lazily: on the next outgoing call after a collection, and by the table's sweep after collections
         AtomicReference<String> live = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            sites.get(0).run("zigzag", "B", "-1");
-            live.set(sites.get(0).run("live", "java.lang.VirtualThread", "org.dthreads.monitor.internal.Actor",
-                    "org.dthreads.monitor.internal.SuspendedThreads$Entry", "org.dthreads.monitor.internal.Monitor",
-                    "org.dthreads.monitor.internal.HeldSlotMonitors"));
-            return Arrays.stream(live.get().split(" ")).allMatch(p -> Long.parseLong(p.substring(p.indexOf('=') + 1)) < CROWD / 10);
-        });
+        try {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+                sites.get(0).run("zigzag", "B", "-1");
+                live.set(sites.get(0).run("live", "java.lang.VirtualThread", "org.dthreads.monitor.internal.Actor",
+                        "org.dthreads.monitor.internal.SuspendedThreads$Entry", "org.dthreads.monitor.internal.Monitor",
+                        "org.dthreads.monitor.internal.HeldSlotMonitors"));
+                return Arrays.stream(live.get().split(" ")).allMatch(p -> Long.parseLong(p.substring(p.indexOf('=') + 1)) < CROWD / 10);
+            });
+        } catch (ConditionTimeoutException e) {
+            fail("per-thread state outlives the threads: " + live.get(), e);
+        }
         System.out.println("VirtualThreadsTest live after the crowd: " + live);
     }
 
