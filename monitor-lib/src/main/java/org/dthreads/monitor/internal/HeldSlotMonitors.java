@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  * before the CAS that takes the slot, a thin exit removes it after the CAS that frees it.
  * The list holds the objects, not their monitors: a thin hold has no {@link Monitor}.
  * One instance per thread that ever acquired a slot monitor ({@link Actor#heldSlots}), registered in a
- * registry of live lists that {@link #forEachList} walks ({@link MonitorTable#forEach}: the dump, the
+ * registry of lists (those of dead threads that hold nothing are dropped when it fills up and after every
+ * collection, {@link #pruneDead}) that {@link #forEachList} walks ({@link MonitorTable#forEach}: the dump, the
  * wait-for graph, the fault probes).
  *
  * <h2>What is listed</h2>
@@ -99,6 +100,35 @@ final class HeldSlotMonitors {
             registry[registered++] = h;
         }
         return h;
+    }
+
+    /**
+     * Drops the lists of dead threads that hold nothing and shrinks the registry to fit; run after every
+     * collection ({@link MonitorTable}'s sweep). Without it a burst of short-lived threads (10,000 virtual
+     * threads, one per task) left its lists, and with them its {@code Thread} objects, registered until the
+     * registry next filled up, which after the burst may be never.
+     */
+    static void pruneDead() {
+        synchronized (REGISTRY) {
+            pruneLocked();
+            if (registry.length > 16 && registered * 4 < registry.length) {
+                registry = Arrays.copyOf(registry, Math.max(16, registered * 2));
+            }
+        }
+    }
+
+    /** How many lists are registered; for tests. */
+    static int registeredCount() {
+        synchronized (REGISTRY) {
+            return registered;
+        }
+    }
+
+    /** The registry's length; for tests. */
+    static int capacity() {
+        synchronized (REGISTRY) {
+            return registry.length;
+        }
     }
 
     /**

@@ -83,6 +83,7 @@ final class MonitorTable {
             MonitorTable table = tableRef.get();
             if (table != null) {
                 table.sweep();
+                HeldSlotMonitors.pruneDead(); // the per-thread lists of slot monitors: a dead thread's goes too
                 armCanary(tableRef);
             }
         });

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is the thread's id (a long) and the value a weak reference to the actor: the live thread keeps its actor
  * reachable through its thread-local; once the thread has terminated (the JVM drops its thread-locals) the
  * actor, and with it the thread, can be collected. Entries whose actor was collected are dropped from
- * {@link #collected} on every {@link #put} and {@link #size}.
+ * {@link #collected} on every {@link #put} and {@link #size} (by one thread at a time: see {@link #expunging}).
  *
  * <h2>One entry per thread, marked</h2>
  * Every outgoing remote call marks its thread suspended and unmarks it at the end. A thread's {@link Entry}
@@ -65,6 +65,14 @@ final class SuspendedThreads {
 
     private final ConcurrentHashMap<Long, Entry> entries = new ConcurrentHashMap<>();
     private final ReferenceQueue<Actor> collected = new ReferenceQueue<>();
+    /**
+     * One thread expunges at a time; the others skip it (it is housekeeping: a collected actor's entry is never
+     * read as live, and thread ids are never reused). So the queue's own lock, which {@code poll} takes whenever
+     * the queue is not empty, is never contended by the calls of many threads at once, where a virtual thread
+     * blocked on it could stay on its carrier (seen with 10,000 virtual threads: JFR
+     * {@code jdk.VirtualThreadPinned}, "Contended monitor enter" in {@code ReferenceQueue.poll}).
+     */
+    private final AtomicBoolean expunging = new AtomicBoolean();
     private final AtomicInteger pendingCount;
 
     /** @param pendingCount the count of kept class interrupts, decremented for a dropped entry's pending one */
@@ -142,12 +150,19 @@ final class SuspendedThreads {
     }
 
     private void expunge() {
-        for (Reference<? extends Actor> r; (r = collected.poll()) != null; ) {
-            Entry e = (Entry) r;
-            entries.remove(e.threadId, e);
-            if (e.interruptPending.compareAndSet(true, false)) {
-                pendingCount.decrementAndGet();
+        if (expunging.get() || !expunging.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            for (Reference<? extends Actor> r; (r = collected.poll()) != null; ) {
+                Entry e = (Entry) r;
+                entries.remove(e.threadId, e);
+                if (e.interruptPending.compareAndSet(true, false)) {
+                    pendingCount.decrementAndGet();
+                }
             }
+        } finally {
+            expunging.set(false);
         }
     }
 }

@@ -101,7 +101,7 @@ final class SiteSnapshot {
                 edges.add(new WaitEdge(siteId, pid, host, classes[i], ts[i].getId(), ts[i].getName(), "BLOCKED",
                         "emulated", (String) r[1], (Integer) r[0], ownerClass, owner == null ? -1 : owner.getId(),
                         owner == null ? (String) r[4] : describe(owner), peer == null ? "" : peer,
-                        orphans[i] || classes[i] == ownerClass, frames(ts[i].getId())));
+                        orphans[i] || classes[i] == ownerClass, frames(ts[i])));
             }
         }
     }
@@ -156,7 +156,7 @@ final class SiteSnapshot {
                 String where = (String) r[1];
                 edges.add(new WaitEdge(siteId, pid, host, cls, thread == null ? -1 : thread.getId(),
                         thread == null ? "?" : thread.getName(), "BLOCKED", "remote", where, hash, ThreadClass.NONE, -1,
-                        "", where, false, thread == null ? List.of() : frames(thread.getId())));
+                        "", where, false, thread == null ? List.of() : frames(thread)));
             }
         }
     }
@@ -165,6 +165,15 @@ final class SiteSnapshot {
     List<String> frames(long threadId) {
         ThreadInfo t = infoById.get(threadId);
         return t == null ? List.of() : applicationFrames(t.getStackTrace());
+    }
+
+    /**
+     * {@link #frames(long)} of a thread dthreads holds: one missing from the JVM's dump, which lists no virtual
+     * threads (JDK 21+), gives its own stack, read now.
+     */
+    List<String> frames(Thread thread) {
+        ThreadInfo t = infoById.get(thread.getId());
+        return applicationFrames(t != null ? t.getStackTrace() : thread.getStackTrace());
     }
 
     /**
