@@ -82,7 +82,7 @@ public final class JacorbHooks {
             }
             Object peer = token == TWO_WAY ? peerKey(ros) : null;
             byte[] identity = SiteHelloContext.identityBody(threadClass, peer);
-            ros.addServiceContext(new ServiceContext(IdentityContext.ID, identity));
+            JacorbInlineContext.put(ros, identity); // in the header if it was written inline (issue 22)
             if (SiteHelloContext.flagged(identity)) {
                 ros.addServiceContext(new ServiceContext(SiteHelloContext.ID, SiteHelloContext.own()));
                 SiteHelloRequests.ask(peer, self); // the reply carries no hello: ask the server for its identity
@@ -93,6 +93,7 @@ public final class JacorbHooks {
             return token;
         } catch (Throwable t) {
             Safety.rethrowFatal(t);
+            JacorbInlineContext.abandon(out);
             LOG.error("client-send-failed", "dthreads: could not add the identity context to a request; it goes"
                     + " without one (the server serves it as a fresh class): " + t);
             return null;

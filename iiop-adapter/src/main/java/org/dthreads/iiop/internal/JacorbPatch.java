@@ -75,6 +75,9 @@ public final class JacorbPatch implements ClassFileTransformer {
     @Override
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
             ProtectionDomain domain, byte[] bytes) {
+        if (JacorbInlinePatch.REQUEST_OUTPUT_STREAM.equals(className)) { // issue 22: the identity context inline
+            return redefined != null || bytes == null || !hooksVisible(loader) ? null : JacorbInlinePatch.transform(bytes);
+        }
         if (redefined != null || bytes == null || !(DELEGATE.equals(className) || REQUEST_PROCESSOR.equals(className))) {
             return null;
         }
