@@ -15,10 +15,7 @@ import java.nio.charset.StandardCharsets;
  * of a class file is in its constant pool (method handles and bootstrap arguments point at the same member
  * references), so a class with none of these has nothing to rewrite; the references are only resolved when
  * one of their names ({@link #REWRITER_WORDS}) is present at all. Such a class gets only the marker
- * ({@link MarkerOnly}). Anything unexpected (an unknown constant, an unknown opcode in a code array the scan walks, a
- * truncated file) answers "needs the rewriter", which then decides as before; a code array is walked only if it
- * holds a byte that could be a monitor opcode (an undefined opcode elsewhere is left, as without the agent, to the
- * JVM's verifier).
+ * ({@link MarkerOnly}). Anything unexpected (an unknown constant or opcode, a truncated file) answers "needs the rewriter", which then decides as before.
  *
  * <p>The transformers of one class run one after the other on the loading thread, each given the previous
  * one's output (the same array when it changed nothing, a copy for retransform-capable ones): {@link #of}
@@ -252,24 +249,11 @@ public final class ClassScan {
         return p;
     }
 
-    /**
-     * Whether a Code attribute's code array holds a monitor instruction: true on a monitor opcode or anything unknown.
-     * A code array without a {@code 0xC2} or {@code 0xC3} byte anywhere has neither instruction, and a tight byte
-     * loop costs a cold (interpreted) JVM a fraction of a walk; only the others are walked instruction by
-     * instruction (those bytes may also be operands).
-     */
+    /** Walks the instructions of a Code attribute's code array; true on a monitor opcode or anything unknown. */
     private boolean hasMonitorInstruction(int start, int length) {
         int end = start + length;
         if (length < 0 || end > bytes.length) {
             throw new IllegalArgumentException("code length");
-        }
-        byte[] code = bytes;
-        int i = start;
-        while (i < end && code[i] != (byte) 0xC2 && code[i] != (byte) 0xC3) {
-            i++;
-        }
-        if (i == end) {
-            return false;
         }
         for (int p = start; p < end; ) {
             p = nextInstruction(p, start);
