@@ -5,6 +5,8 @@ import org.dthreads.internal.RateLimitedLog;
 import org.omg.CORBA.LocalObject;
 import org.omg.CORBA.TRANSIENTHelper;
 import org.omg.IOP.ServiceContext;
+import org.omg.IOP.TAG_INTERNET_IOP;
+import org.omg.IOP.TaggedProfile;
 import org.omg.PortableInterceptor.ClientRequestInfo;
 import org.omg.PortableInterceptor.ClientRequestInterceptor;
 import org.omg.PortableInterceptor.LOCATION_FORWARD;
@@ -162,10 +164,23 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
     }
 
 
-    /** The peer a site hello goes to: the reference the request goes to (no portable way to its endpoint). */
-    private static Object peerKey(ClientRequestInfo ri) {
-        Object target = targetOrNull(ri);
-        return target == null ? null : "portable reference " + System.identityHashCode(target);
+    /**
+     * The peer a site hello goes to: the endpoint (host and port) of the IIOP profile the request uses, or, for
+     * another kind of profile, its bytes. Not the target object's identity: the GlassFish ORB makes a new object
+     * for {@code target()} on every request, so that key asked a hello with every call (an extra request each).
+     */
+    static Object peerKey(ClientRequestInfo ri) {
+        try {
+            TaggedProfile profile = ri.effective_profile();
+            if (profile == null || profile.profile_data == null) {
+                return null;
+            }
+            String endpoint = profile.tag == TAG_INTERNET_IOP.value ? IiopEndpoint.of(profile.profile_data) : null;
+            return endpoint != null ? endpoint
+                    : "profile " + profile.tag + " " + java.util.Arrays.hashCode(profile.profile_data);
+        } catch (RuntimeException e) {
+            return null; // no hello with this request; the identity context goes as always
+        }
     }
 
     /** The request's target, for forwarding interrupts; null if the ORB cannot give it (never fails the request). */
