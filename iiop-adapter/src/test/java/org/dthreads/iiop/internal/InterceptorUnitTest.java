@@ -151,9 +151,11 @@ class InterceptorUnitTest {
     }
 
     @Test
-    void aSiteHelloGoesWithTheFirstTwoWayRequestToAReferenceOnly() {
-        org.omg.CORBA.Object target = new org.omg.CORBA.LocalObject() { };
-        FakeInfo first = FakeInfo.request("op", true).with("target", target);
+    void aSiteHelloGoesWithTheFirstTwoWayRequestToAServerOnly() {
+        // the key is the endpoint of the request's IIOP profile (host "unit.test", port 2), not the target object
+        org.omg.IOP.TaggedProfile target = new org.omg.IOP.TaggedProfile(org.omg.IOP.TAG_INTERNET_IOP.value,
+                new byte[] {0, 1, 2, 0, 0, 0, 0, 10, 'u', 'n', 'i', 't', '.', 't', 'e', 's', 't', 0, 0, 2});
+        FakeInfo first = FakeInfo.request("op", true).with("effective_profile", target);
         client.send_request(first.client());
         client.receive_reply(first.client());
         assertEquals(2, first.added.size(), "identity and hello");
@@ -162,13 +164,14 @@ class InterceptorUnitTest {
         assertEquals(SiteHelloContext.ID, first.added.get(1).context_id);
         assertEquals(HexFormat.of().formatHex(SiteHelloContext.own()), HexFormat.of().formatHex(first.added.get(1).context_data));
 
-        FakeInfo second = FakeInfo.request("op", true).with("target", target);
+        FakeInfo second = FakeInfo.request("op", true).with("effective_profile", target);
         client.send_request(second.client());
         client.receive_reply(second.client());
         assertEquals(1, second.added.size(), "nothing more until the refresh period has passed");
         assertEquals(0, second.added.get(0).context_data[1]);
 
-        FakeInfo oneway = FakeInfo.request("fire", false).with("target", new org.omg.CORBA.LocalObject() { });
+        FakeInfo oneway = FakeInfo.request("fire", false).with("effective_profile", new org.omg.IOP.TaggedProfile(
+                org.omg.IOP.TAG_INTERNET_IOP.value, new byte[] {0, 1, 2, 0, 0, 0, 0, 2, 'o', 0, 0, 3})); // a new server
         client.send_request(oneway.client());
         client.receive_other(oneway.with("reply_status", SUCCESSFUL.value).client());
         assertEquals(1, oneway.added.size(), "oneway requests carry no hello");
