@@ -21,7 +21,7 @@ final class IiopEndpoint {
         }
         boolean little = (profileData[0] & 1) == 1;
         // octet order, octet major, octet minor, then the host string's ulong length aligned to 4: offset 4
-        long hostLength = u32(profileData, 4, little);
+        long hostLength = SiteHelloContext.read(profileData, 4, 4, little);
         int hostStart = 8;
         if (hostLength < 1 || hostLength > profileData.length - hostStart) {
             return null;
@@ -31,17 +31,8 @@ final class IiopEndpoint {
         if (portOffset + 2 > profileData.length) {
             return null;
         }
-        int port = little
-                ? (profileData[portOffset] & 0xFF) | (profileData[portOffset + 1] & 0xFF) << 8
-                : (profileData[portOffset] & 0xFF) << 8 | (profileData[portOffset + 1] & 0xFF);
+        long port = SiteHelloContext.read(profileData, portOffset, 2, little);
         String host = new String(profileData, hostStart, (int) hostLength - 1, StandardCharsets.ISO_8859_1);
         return "iiop " + host + ":" + port;
-    }
-
-    private static long u32(byte[] b, int p, boolean little) {
-        long v = little
-                ? (b[p] & 0xFF) | (b[p + 1] & 0xFF) << 8 | (b[p + 2] & 0xFF) << 16 | (long) (b[p + 3] & 0xFF) << 24
-                : (long) (b[p] & 0xFF) << 24 | (b[p + 1] & 0xFF) << 16 | (b[p + 2] & 0xFF) << 8 | (b[p + 3] & 0xFF);
-        return v;
     }
 }

@@ -125,7 +125,8 @@ public final class SiteHelloContext {
         return null;
     }
 
-    private static long read(byte[] body, int offset, int length, boolean little) {
+    /** An unsigned integer of {@code length} bytes at {@code offset}, in the encapsulation's byte order (also {@link IiopEndpoint}). */
+    static long read(byte[] body, int offset, int length, boolean little) {
         long v = 0;
         for (int i = 0; i < length; i++) {
             v = (v << 8) | (body[little ? offset + length - 1 - i : offset + i] & 0xFF);
