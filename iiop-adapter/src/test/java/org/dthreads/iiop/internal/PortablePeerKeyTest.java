@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Properties;
 import org.dthreads.iiop.support.HopServant;
 import org.dthreads.iiop.support.Orbs;
+import org.dthreads.iiop.support.SendRequestInterceptor;
 import org.dthreads.iiop.testidl.Hop;
 import org.dthreads.iiop.testidl.HopHelper;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.omg.CORBA.LocalObject;
 import org.omg.CORBA.ORB;
 import org.omg.PortableInterceptor.ClientRequestInfo;
-import org.omg.PortableInterceptor.ClientRequestInterceptor;
 import org.omg.PortableInterceptor.ORBInitInfo;
 import org.omg.PortableInterceptor.ORBInitializer;
 import org.omg.PortableServer.POA;
@@ -99,27 +99,19 @@ class PortablePeerKeyTest {
 
         @Override
         public void pre_init(ORBInitInfo info) {
-            try {
-                info.add_client_request_interceptor(new Recorder());
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
+            SendRequestInterceptor.register(info, new Recorder());
         }
 
         @Override
         public void post_init(ORBInitInfo info) {}
     }
 
-    private static final class Recorder extends LocalObject implements ClientRequestInterceptor {
+    private static final class Recorder extends SendRequestInterceptor {
         private static final long serialVersionUID = 1L;
 
-        @Override
-        public String name() {
-            return "test.peer-key";
+        Recorder() {
+            super("test.peer-key");
         }
-
-        @Override
-        public void destroy() {}
 
         @Override
         public void send_request(ClientRequestInfo ri) {
@@ -127,17 +119,5 @@ class PortablePeerKeyTest {
                 KEYS.add(ClientIdentityInterceptor.peerKey(ri));
             }
         }
-
-        @Override
-        public void send_poll(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_reply(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_exception(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_other(ClientRequestInfo ri) {}
     }
 }

@@ -3,7 +3,6 @@ package org.dthreads.iiop.support;
 import org.omg.CORBA.LocalObject;
 import org.omg.IOP.ServiceContext;
 import org.omg.PortableInterceptor.ClientRequestInfo;
-import org.omg.PortableInterceptor.ClientRequestInterceptor;
 import org.omg.PortableInterceptor.ORBInitInfo;
 import org.omg.PortableInterceptor.ORBInitializer;
 
@@ -19,42 +18,22 @@ public final class ExtraContextInitializer extends LocalObject implements ORBIni
 
     @Override
     public void pre_init(ORBInitInfo info) {
-        try {
-            info.add_client_request_interceptor(new Extra());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        SendRequestInterceptor.register(info, new Extra());
     }
 
     @Override
     public void post_init(ORBInitInfo info) {}
 
-    private static final class Extra extends LocalObject implements ClientRequestInterceptor {
+    private static final class Extra extends SendRequestInterceptor {
         private static final long serialVersionUID = 1L;
 
-        @Override
-        public String name() {
-            return "test.extra";
+        Extra() {
+            super("test.extra");
         }
-
-        @Override
-        public void destroy() {}
 
         @Override
         public void send_request(ClientRequestInfo ri) {
             ri.add_request_service_context(new ServiceContext(ID, BODY.clone()), true);
         }
-
-        @Override
-        public void send_poll(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_reply(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_exception(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_other(ClientRequestInfo ri) {}
     }
 }

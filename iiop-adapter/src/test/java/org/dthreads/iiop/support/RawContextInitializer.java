@@ -4,7 +4,6 @@ import org.dthreads.iiop.internal.IdentityContext;
 import org.omg.CORBA.LocalObject;
 import org.omg.IOP.ServiceContext;
 import org.omg.PortableInterceptor.ClientRequestInfo;
-import org.omg.PortableInterceptor.ClientRequestInterceptor;
 import org.omg.PortableInterceptor.ORBInitInfo;
 import org.omg.PortableInterceptor.ORBInitializer;
 
@@ -22,26 +21,18 @@ public final class RawContextInitializer extends LocalObject implements ORBIniti
 
     @Override
     public void pre_init(ORBInitInfo info) {
-        try {
-            info.add_client_request_interceptor(new Raw());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        SendRequestInterceptor.register(info, new Raw());
     }
 
     @Override
     public void post_init(ORBInitInfo info) {}
 
-    private static final class Raw extends LocalObject implements ClientRequestInterceptor {
+    private static final class Raw extends SendRequestInterceptor {
         private static final long serialVersionUID = 1L;
 
-        @Override
-        public String name() {
-            return "test.raw";
+        Raw() {
+            super("test.raw");
         }
-
-        @Override
-        public void destroy() {}
 
         @Override
         public void send_request(ClientRequestInfo ri) {
@@ -54,17 +45,5 @@ public final class RawContextInitializer extends LocalObject implements ORBIniti
                 ri.add_request_service_context(new ServiceContext(org.dthreads.iiop.internal.SiteHelloContext.ID, h), true);
             }
         }
-
-        @Override
-        public void send_poll(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_reply(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_exception(ClientRequestInfo ri) {}
-
-        @Override
-        public void receive_other(ClientRequestInfo ri) {}
     }
 }
