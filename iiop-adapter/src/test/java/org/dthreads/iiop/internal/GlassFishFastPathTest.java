@@ -5,28 +5,24 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.sun.corba.ee.impl.protocol.ClientRequestDispatcherImpl;
 import com.sun.corba.ee.impl.protocol.ServerRequestDispatcherImpl;
 import com.sun.corba.ee.spi.protocol.RequestDispatcherRegistry;
 import java.util.List;
 import java.util.Properties;
-import java.util.stream.Collectors;
 import org.dthreads.ClassScope;
 import org.dthreads.DThreads;
 import org.dthreads.ThreadClass;
 import org.dthreads.iiop.rmi.HopRemote;
 import org.dthreads.iiop.rmi.HopRemoteImpl;
 import org.dthreads.iiop.rmi.RmiIiop;
+import org.dthreads.iiop.support.LogCapture;
 import org.dthreads.iiop.support.Orbs;
 import org.dthreads.iiop.support.RecordingInitializer;
 import org.dthreads.iiop.support.RmiDelegates;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.omg.CORBA.ORB;
-import org.slf4j.LoggerFactory;
 
 /**
  * Which path an ORB gets: the GlassFish ORB fast path (the ORB's own request dispatchers carry the
@@ -123,10 +119,7 @@ class GlassFishFastPathTest {
 
     @Test
     void someoneElsesDispatcherMeansThePortablePathAndOneLogLine() throws Exception {
-        Logger logger = (Logger) LoggerFactory.getLogger(FastPaths.class.getName());
-        ListAppender<ILoggingEvent> appender = new ListAppender<>();
-        appender.start();
-        logger.addAppender(appender);
+        LogCapture log = new LogCapture(FastPaths.class.getName());
         Properties pa = Orbs.props(Orbs.Kind.GLASSFISH, true);
         pa.setProperty(ForeignDispatcherConfigurator.PROPERTY, "");
         ORB a = Orbs.init(pa);
@@ -138,14 +131,14 @@ class GlassFishFastPathTest {
             assertSame(ServerRequestDispatcherImpl.class, registry(a).getServerRequestDispatcher(2).getClass(),
                     "nothing replaced on an ORB that falls back");
             callCarriesTheClass(a, b, ThreadClass.of(0x0fa5_7a7f, 3));
-            List<String> lines = appender.list.stream().map(ILoggingEvent::getFormattedMessage).collect(Collectors.toList());
+            List<String> lines = log.messages();
             if (!portableForced()) {
                 assertEquals(1, lines.size(), lines.toString());
                 assertTrue(lines.get(0).contains("fast path not installed")
                         && lines.get(0).contains(ForeignDispatcherConfigurator.Foreign.class.getName()), lines.get(0));
             }
         } finally {
-            logger.detachAppender(appender);
+            log.close();
             Orbs.shutdown(a);
             Orbs.shutdown(b);
         }

@@ -11,12 +11,24 @@ import org.slf4j.LoggerFactory;
 /** Captures what the adapter logs in this JVM (System.Logger -> SLF4J -> Logback). */
 public final class LogCapture implements AutoCloseable {
 
-    private final Logger logger = (Logger) LoggerFactory.getLogger(DThreadsOrbInitializer.class);
+    private final Logger logger;
     private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
+    /** What the adapter's ORB initializer logs. */
     public LogCapture() {
+        this(DThreadsOrbInitializer.class.getName());
+    }
+
+    /** What the logger of that name logs. */
+    public LogCapture(String loggerName) {
+        logger = (Logger) LoggerFactory.getLogger(loggerName);
         appender.start();
         logger.addAppender(appender);
+    }
+
+    /** The formatted messages, without their levels. */
+    public List<String> messages() {
+        return appender.list.stream().map(ILoggingEvent::getFormattedMessage).collect(Collectors.toList());
     }
 
     public List<String> lines() {
