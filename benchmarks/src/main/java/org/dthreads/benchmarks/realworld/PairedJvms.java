@@ -116,7 +116,7 @@ public final class PairedJvms {
         System.out.println("| measure (median of JVMs) | plain | agent | agent/plain |");
         System.out.println("| --- | --- | --- | --- |");
         row("timed round, ms (in JVM)", plain, withAgent, Run::roundMs);
-        row("process CPU per timed round, ms", plain, withAgent, Run::roundCpuMs);
+        row("process CPU per timed round (mean of the rounds), ms", plain, withAgent, Run::roundCpuMs);
         row("whole JVM wall time, ms", plain, withAgent, Run::wallMs);
         row("GC pause total, ms (-Xlog:gc)", plain, withAgent, Run::gcPauseMs);
         row("GC pauses, count", plain, withAgent, r -> r.gcPauses());
