@@ -34,7 +34,8 @@ import org.dthreads.junit.SiteContext;
  *       into that shared monitor. Returns {@code done N ...} with what the callbacks reported, or, if not all
  *       finished within BOUND_S seconds, {@code stuck ...} with a thread dump that includes virtual threads.</li>
  *   <li>{@code abba}: two virtual threads deadlock on two emulated monitors here; returns dthreads' deadlock
- *       report ({@code Deadlocks.report()}) once it sees the cycle (at most 10 s).</li>
+ *       report ({@code Deadlocks.report()}) once it sees the cycle (at most 10 s), then {@link #DUMP_SEPARATOR}
+ *       and the thread dump ({@code Deadlocks.threadDump()}).</li>
  *   <li>{@code waiters N}: N virtual threads wait ({@code wait()}, emulated) on one monitor until a last one
  *       opens it and calls {@code notifyAll()}; returns {@code done N} or, after 60 s, {@code stuck} with a dump.</li>
  *   <li>{@code interruptCall PEER [platform]}: a virtual (or platform) thread calls PEER's {@code waitHere(20 s)}; once PEER reports the
@@ -157,6 +158,9 @@ public final class VirtualSite implements SiteApp {
         return caller.isAlive() ? "stuck\n" + VirtualThreads.groupedDump(14, 6) : out.get();
     }
 
+    /** Between the deadlock report and the thread dump in what {@code abba} returns. */
+    public static final String DUMP_SEPARATOR = "---- thread dump ----";
+
     private static String abba() throws InterruptedException {
         Object a = new Object();
         Object b = new Object();
@@ -168,7 +172,7 @@ public final class VirtualSite implements SiteApp {
                 && System.nanoTime() < deadline; found = Deadlocks.findDeadlockedThreads()) {
             Thread.sleep(20); // null: none yet
         }
-        return Deadlocks.report();
+        return Deadlocks.report() + "\n" + DUMP_SEPARATOR + "\n" + Deadlocks.threadDump();
     }
 
     /** Holds {@code first}, waits until the other thread holds its first, then takes {@code second}: AB-BA. */

@@ -116,12 +116,27 @@ class VirtualThreadsTest {
 
     @Test
     void aDeadlockOfVirtualThreadsIsReportedWithTheirStacks(SiteCluster cluster) {
-        // the JVM's thread dump lists no virtual threads; dthreads' report reads their stacks itself
+        // the JVM's thread dump lists no virtual threads; dthreads' report and thread dump read their stacks themselves
         List<Site> sites = start(cluster, false);
-        String report = sites.get(0).run("abba");
+        String[] out = sites.get(0).run("abba").split(java.util.regex.Pattern.quote(VirtualSite.DUMP_SEPARATOR));
+        String report = out[0];
         assertTrue(report.contains("Found one dthreads deadlock") && report.contains("thread \"vt-abba-1\"")
                 && report.contains("thread \"vt-abba-2\""), report);
         assertTrue(report.contains("at example.vthreads.VirtualSite.lockBoth(VirtualSite.java:"), report);
+        String dump = out[1];
+        for (String name : new String[] {"vt-abba-1", "vt-abba-2"}) {
+            int at = dump.indexOf("\"" + name + "\" #");
+            assertTrue(at >= 0, name + " missing from the thread dump:\n" + dump);
+            String entry = dump.substring(at, dump.indexOf("\n\n", at));
+            assertTrue(entry.contains(" virtual") && entry.contains("java.lang.Thread.State: BLOCKED (on an emulated monitor")
+                    && entry.contains("- waiting to lock <0x") && entry.contains("[emulated] owned by class")
+                    && entry.contains("at example.vthreads.VirtualSite.lockBoth(VirtualSite.java:")
+                    && entry.contains("[emulated] by class"), entry);
+            // as for a platform thread, the runtime's parking frames are hidden: the application's frame comes first
+            assertTrue(entry.contains("java.lang.Thread.State: BLOCKED (on an emulated monitor; the JVM sees ")
+                    && entry.substring(entry.indexOf("\tat ")).startsWith("\tat example.vthreads.VirtualSite.lockBoth("), entry);
+        }
+        assertTrue(dump.contains("Found 1 dthreads deadlock(s)."), dump);
     }
 
     @Test

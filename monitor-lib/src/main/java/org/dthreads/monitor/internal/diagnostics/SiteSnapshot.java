@@ -207,7 +207,15 @@ final class SiteSnapshot {
     static boolean isRuntimeFrame(StackTraceElement f) {
         String c = f.getClassName();
         return c.startsWith("org.dthreads.monitor.internal.") || c.equals("org.dthreads.monitor.Monitors")
-                || c.equals("java.util.concurrent.locks.LockSupport") || c.equals("jdk.internal.misc.Unsafe");
+                || c.equals("java.util.concurrent.locks.LockSupport") || c.equals("jdk.internal.misc.Unsafe")
+                || isVirtualThreadPark(c, f.getMethodName());
+    }
+
+    /** The frames under {@code LockSupport.park*} of a virtual thread (JDK 21+), which parks by unmounting. */
+    private static boolean isVirtualThreadPark(String c, String method) {
+        return c.equals("java.lang.VirtualThread") && method.startsWith("park")
+                || c.equals("java.lang.System$1") && method.equals("parkVirtualThread")
+                || c.equals("jdk.internal.misc.VirtualThreads");
     }
 
     static String frame(StackTraceElement f) {

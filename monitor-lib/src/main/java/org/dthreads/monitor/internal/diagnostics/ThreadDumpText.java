@@ -5,7 +5,9 @@ import java.lang.management.MonitorInfo;
 import java.lang.management.ThreadInfo;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.dthreads.ThreadClass;
@@ -45,8 +47,17 @@ final class ThreadDumpText {
                 .append(s.pid).append(" on ").append(s.host).append(") at ").append(Instant.now()).append('\n');
         sb.append("Emulated monitors are shown as the JVM shows its own, with the thread class that owns them.\n\n");
         for (ThreadInfo t : s.threads) {
-            thread(sb, s, t, heldBy.getOrDefault(t.getThreadId(), List.of()), enteringBy.get(t.getThreadId()),
+            thread(sb, s, Dumped.of(t), heldBy.getOrDefault(t.getThreadId(), List.of()), enteringBy.get(t.getThreadId()),
                     waitingBy.get(t.getThreadId()));
+        }
+        Map<Long, Thread> unlisted = unlisted(s);
+        if (!unlisted.isEmpty()) {
+            sb.append("Threads the JVM's dump does not list (virtual threads) that hold, enter or wait on emulated\n"
+                    + "monitors, or are in outgoing remote calls:\n\n");
+            for (Thread t : unlisted.values()) {
+                thread(sb, s, Dumped.of(t), heldBy.getOrDefault(t.getId(), List.of()), enteringBy.get(t.getId()),
+                        waitingBy.get(t.getId()));
+            }
         }
         if (!heldByLeases.isEmpty()) {
             sb.append("Emulated monitors held by remote classes (leases):\n");
@@ -68,18 +79,21 @@ final class ThreadDumpText {
         return sb.toString();
     }
 
-    private static void thread(StringBuilder sb, SiteSnapshot s, ThreadInfo t, List<Object[]> held, Object[] entering,
+    private static void thread(StringBuilder sb, SiteSnapshot s, Dumped t, List<Object[]> held, Object[] entering,
             Object[] waiting) {
-        long cls = s.classOf.getOrDefault(t.getThreadId(), ThreadClass.NONE);
-        sb.append('"').append(t.getThreadName()).append("\" #").append(t.getThreadId());
-        if (t.isDaemon()) {
+        long cls = s.classOf.getOrDefault(t.id(), ThreadClass.NONE);
+        sb.append('"').append(t.name()).append("\" #").append(t.id());
+        if (t.virtual()) {
+            sb.append(" virtual");
+        }
+        if (t.daemon()) {
             sb.append(" daemon");
         }
         if (cls != ThreadClass.NONE) {
             sb.append(" class=").append(ThreadClass.format(cls));
         }
         sb.append('\n');
-        String state = t.getThreadState().name();
+        String state = t.state().name();
         if (entering != null) {
             sb.append("   java.lang.Thread.State: BLOCKED (on an emulated monitor; the JVM sees ").append(state)
                     .append(")\n");
@@ -89,18 +103,18 @@ final class ThreadDumpText {
             sb.append("   java.lang.Thread.State: ").append(state).append('\n');
         }
         for (Map.Entry<Thread, long[]> e : s.suspended.entrySet()) {
-            if (e.getKey().getId() == t.getThreadId()) {
+            if (e.getKey().getId() == t.id()) {
                 sb.append("\t- in an outgoing remote call, acting for class ")
                         .append(ThreadClass.format(e.getValue()[0])).append('\n');
             }
         }
         for (WaitEdge e : s.edges) {
-            if (e.kind().equals("remote") && e.threadId() == t.getThreadId()) {
+            if (e.kind().equals("remote") && e.threadId() == t.id()) {
                 sb.append("\t- waiting to lock ").append(e.monitor()).append(" [remote monitor: owned at its site]\n");
             }
         }
-        StackTraceElement[] frames = t.getStackTrace();
-        MonitorInfo[] nativeLocked = t.getLockedMonitors();
+        StackTraceElement[] frames = t.frames();
+        MonitorInfo[] nativeLocked = t.info() == null ? new MonitorInfo[0] : t.info().getLockedMonitors();
         boolean first = true;
         for (int depth = 0; depth < frames.length; depth++) {
             StackTraceElement f = frames[depth];
@@ -108,7 +122,7 @@ final class ThreadDumpText {
             if (!hidden) {
                 sb.append("\tat ").append(SiteSnapshot.frame(f)).append('\n');
                 if (first) {
-                    firstFrameLines(sb, s, t, entering, waiting);
+                    firstFrameLines(sb, s, t.info(), entering, waiting);
                     first = false;
                 }
             }
@@ -122,7 +136,7 @@ final class ThreadDumpText {
             sb.append("\t- locked ").append(monitor(r)).append(" [emulated] by class ")
                     .append(ThreadClass.format((Long) r[2])).append(", depth ").append(r[6]).append('\n');
         }
-        LockInfo[] synchronizers = t.getLockedSynchronizers();
+        LockInfo[] synchronizers = t.info() == null ? new LockInfo[0] : t.info().getLockedSynchronizers();
         if (synchronizers.length > 0) {
             sb.append("\n   Locked ownable synchronizers:\n");
             for (LockInfo l : synchronizers) {
@@ -132,6 +146,7 @@ final class ThreadDumpText {
         sb.append('\n');
     }
 
+    /** The lines under a thread's top frame; {@code t} is null for a thread the JVM's dump does not list. */
     private static void firstFrameLines(StringBuilder sb, SiteSnapshot s, ThreadInfo t, Object[] entering,
             Object[] waiting) {
         if (entering != null) {
@@ -148,7 +163,7 @@ final class ThreadDumpText {
             sb.append('\n');
         } else if (waiting != null) {
             sb.append("\t- waiting on ").append(monitor(waiting)).append(" [emulated]\n");
-        } else if (t.getLockInfo() != null && !t.getLockInfo().getClassName().startsWith("org.dthreads.")) {
+        } else if (t != null && t.getLockInfo() != null && !t.getLockInfo().getClassName().startsWith("org.dthreads.")) {
             StackTraceElement[] frames = t.getStackTrace();
             boolean inWait = frames.length > 0 && frames[0].getClassName().equals("java.lang.Object")
                     && frames[0].getMethodName().equals("wait");
@@ -163,6 +178,62 @@ final class ThreadDumpText {
                 }
             }
             sb.append('\n');
+        }
+    }
+
+    /**
+     * The threads dthreads reports (holders, entrants and waiters of emulated monitors, threads in outgoing calls)
+     * that the JVM's dump does not list: on JDK 21+ its virtual threads, which {@code dumpAllThreads} leaves out.
+     */
+    private static Map<Long, Thread> unlisted(SiteSnapshot s) {
+        Map<Long, Thread> out = new LinkedHashMap<>();
+        java.util.function.Consumer<Thread> note = t -> {
+            if (t != null && !s.infoById.containsKey(t.getId())) {
+                out.putIfAbsent(t.getId(), t);
+            }
+        };
+        for (Object[] r : s.emulated) {
+            note.accept((Thread) r[3]);
+            Arrays.stream((Thread[]) r[7]).forEach(note);
+            Arrays.stream((Thread[]) r[10]).forEach(note);
+        }
+        s.suspended.keySet().forEach(note);
+        return out;
+    }
+
+    /**
+     * One thread as the dump prints it: from the JVM's {@link ThreadInfo} (with its native monitors and
+     * synchronizers), or from the {@link Thread} itself for one the JVM's dump does not list ({@code info} null).
+     */
+    private record Dumped(String name, long id, boolean daemon, boolean virtual, Thread.State state,
+            StackTraceElement[] frames, ThreadInfo info) {
+        static Dumped of(ThreadInfo t) {
+            return new Dumped(t.getThreadName(), t.getThreadId(), t.isDaemon(), false, t.getThreadState(),
+                    t.getStackTrace(), t);
+        }
+
+        static Dumped of(Thread t) {
+            return new Dumped(t.getName(), t.getId(), t.isDaemon(), isVirtual(t), t.getState(), t.getStackTrace(), null);
+        }
+    }
+
+    /** {@code Thread.isVirtual()} on JDK 21+ (this code is compiled for 17); false before. */
+    private static boolean isVirtual(Thread t) {
+        try {
+            return IS_VIRTUAL != null && (boolean) IS_VIRTUAL.invokeExact(t);
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    private static final java.lang.invoke.MethodHandle IS_VIRTUAL = isVirtualHandle();
+
+    private static java.lang.invoke.MethodHandle isVirtualHandle() {
+        try {
+            return java.lang.invoke.MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
+                    java.lang.invoke.MethodType.methodType(boolean.class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null; // JDK 17-20: no virtual threads
         }
     }
 
