@@ -94,7 +94,11 @@ final class InterruptRouting {
         }
         try {
             long cls = suspended.outgoingClass;
-            if (interruptWaitOf(cls, t)) {
+            // t's own wait counts too: in -Ddthreads.callbacks=original a callback of its class runs on t while t
+            // is suspended in its call, and a wait there is where the logical thread is. Skipping it sent the
+            // interrupt around the chain and back (A -> B -> A), and t read its status as set after the wait had
+            // thrown InterruptedException, until the forward's answer came (IiopOriginalThreadEdgesTest)
+            if (interruptWaitOf(cls, null)) {
                 return;
             }
             if (suspended.classInterruptPending.compareAndSet(false, true)) {
