@@ -1,5 +1,6 @@
 package example.callbacks.iiop;
 
+import example.rmiiiop.GlassFishSiteOrb;
 import example.zigzag.corba.Jacorb;
 import java.util.Arrays;
 import java.util.UUID;
@@ -50,14 +51,7 @@ public final class CorbaRelaySite implements SiteApp {
     }
 
     private static ORB glassFishOrb(SiteContext ctx) throws Exception {
-        java.util.Properties props = new java.util.Properties();
-        props.setProperty("org.omg.CORBA.ORBClass", "com.sun.corba.ee.impl.orb.ORBImpl");
-        props.setProperty("org.omg.CORBA.ORBSingletonClass", "com.sun.corba.ee.impl.orb.ORBSingleton");
-        props.setProperty("com.sun.corba.ee.ORBServerHost", ctx.host());
-        props.setProperty("com.sun.corba.ee.ORBServerPort", "0");
-        if (ctx.args().contains("dthreads")) {
-            props.setProperty("org.omg.PortableInterceptor.ORBInitializerClass.org.dthreads.iiop.DThreadsOrbInitializer", "");
-        }
+        java.util.Properties props = GlassFishSiteOrb.properties(ctx, ctx.args().contains("dthreads"));
         ORB orb = ORB.init(new String[0], props);
         Jacorb.rootPoa(orb).the_POAManager().activate();
         return orb;

@@ -1,6 +1,6 @@
 package example.monitors.corba;
 
-import java.util.Properties;
+import example.rmiiiop.GlassFishSiteOrb;
 import javax.rmi.CORBA.Stub;
 import javax.rmi.CORBA.Tie;
 import javax.rmi.CORBA.Util;
@@ -32,19 +32,7 @@ public final class RmiIiopCounterSite implements SiteApp {
 
     @Override
     public void start(SiteContext ctx) throws Exception {
-        System.setProperty("javax.rmi.CORBA.UtilClass", "com.sun.corba.ee.impl.javax.rmi.CORBA.Util");
-        System.setProperty("javax.rmi.CORBA.PortableRemoteObjectClass", "com.sun.corba.ee.impl.javax.rmi.PortableRemoteObject");
-        System.setProperty("javax.rmi.CORBA.StubClass", "com.sun.corba.ee.impl.javax.rmi.CORBA.StubDelegateImpl");
-        Properties props = new Properties();
-        props.setProperty("org.omg.CORBA.ORBClass", "com.sun.corba.ee.impl.orb.ORBImpl");
-        props.setProperty("org.omg.CORBA.ORBSingletonClass", "com.sun.corba.ee.impl.orb.ORBSingleton");
-        props.setProperty("com.sun.corba.ee.ORBServerHost", ctx.host());
-        props.setProperty("com.sun.corba.ee.ORBServerPort", "0");
-        if (ctx.args().contains("dthreads")) {
-            props.setProperty("org.omg.PortableInterceptor.ORBInitializerClass.org.dthreads.iiop.DThreadsOrbInitializer", "");
-        }
-        ORB orb = ORB.init(new String[0], props);
-        org.omg.PortableServer.POAHelper.narrow(orb.resolve_initial_references("RootPOA")).the_POAManager().activate();
+        ORB orb = GlassFishSiteOrb.startRmiIiop(ctx, ctx.args().contains("dthreads"));
         if (ctx.args().contains("server")) {
             Counter counter = new Counter();
             PortableRemoteObject.exportObject(counter);
