@@ -98,6 +98,39 @@ public final class InterruptStatus {
         return false;
     }
 
+    /**
+     * For the callback mailbox of {@code -Ddthreads.callbacks=original}: the calling thread, suspended in an outgoing
+     * call, was taken out of its park by an interrupt that did not go through {@link InterruptRouting#interrupt} (the
+     * JDK's own {@code interrupt()}, e.g. {@code FutureTask.cancel(true)}), and must clear its status to park again.
+     * The interrupt is kept for its class, as one that no wait took is, so {@code t.isInterrupted()} reads true while
+     * the thread waits (as it does for a take-over-mode caller, whose socket read goes on with the status set) and a
+     * wait or {@code interrupted()} of the class here takes it; it is not forwarded along the call (the JDK's
+     * interrupt of a take-over-mode caller is not either). False, keeping nothing, if the thread is not suspended.
+     */
+    public static boolean keepOwnWhileSuspended() {
+        Actor a = InterruptRouting.SUSPENDED.get(Thread.currentThread());
+        if (a == null) {
+            return false;
+        }
+        if (a.classInterruptPending.compareAndSet(false, true)) {
+            InterruptRouting.PENDING_CLASS_INTERRUPTS.incrementAndGet();
+        }
+        return true;
+    }
+
+    /**
+     * Takes back, for the calling thread, what {@link #keepOwnWhileSuspended} kept: true if it was still kept (it is
+     * the caller's to deliver now), false if a wait or {@code interrupted()} of the class took it (delivered).
+     */
+    public static boolean takeBackOwn() {
+        Actor a = InterruptRouting.SUSPENDED.get(Thread.currentThread());
+        if (a != null && a.classInterruptPending.compareAndSet(true, false)) {
+            InterruptRouting.PENDING_CLASS_INTERRUPTS.decrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
     /** Takes every interrupt kept for {@code cls} on this site; true if there was one. */
     static boolean takeAllKeptFor(long cls) {
         boolean took = false;

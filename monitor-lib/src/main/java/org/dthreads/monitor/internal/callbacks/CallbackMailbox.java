@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import org.dthreads.monitor.internal.InterruptStatus;
 
 /**
  * The mailbox of a thread waiting in an outgoing call of its class (JRMP or IIOP), in
@@ -96,22 +97,32 @@ final class CallbackMailbox {
      * queued run before the call returns, in order).
      *
      * <p>Interrupts: an interrupt of the owner while it waits does not end the wait (like the socket read of a
-     * take-over-mode call, which an interrupt does not end either). It is kept pending: a callback run
-     * afterwards starts with the thread's interrupt status set (the callback is where the logical thread is
-     * now), and whatever is pending is re-asserted when this wait returns.
+     * take-over-mode call, which an interrupt does not end either). The owner must clear its status to park again,
+     * so the interrupt is kept for its class ({@link InterruptStatus#keepOwnWhileSuspended}): {@code t.isInterrupted()}
+     * reads true meanwhile, as for that socket read. A callback run afterwards starts with the thread's interrupt
+     * status set (the callback is where the logical thread is now), and whatever is still pending is re-asserted when
+     * this wait returns; an interrupt that a wait or {@code interrupted()} of the class took meanwhile is not (it is
+     * delivered once).
      */
     void await(CallbackReply reply) {
         boolean interruptPending = false;
+        boolean kept = false; // interruptPending is also kept for the class (InterruptStatus)
         try {
             for (;;) {
                 CallbackInvocation next = poll();
                 if (next != null) {
                     if (interruptPending) {
-                        owner.interrupt();
                         interruptPending = false;
+                        if (!kept || InterruptStatus.takeBackOwn()) {
+                            owner.interrupt();
+                        }
+                        kept = false;
                     }
                     next.run();
-                    interruptPending = Thread.interrupted();
+                    if (Thread.interrupted()) {
+                        interruptPending = true;
+                        kept = InterruptStatus.keepOwnWhileSuspended();
+                    }
                     continue;
                 }
                 if (reply.isDone()) {
@@ -120,10 +131,11 @@ final class CallbackMailbox {
                 LockSupport.park(this);
                 if (Thread.interrupted()) {
                     interruptPending = true;
+                    kept = InterruptStatus.keepOwnWhileSuspended() || kept;
                 }
             }
         } finally {
-            if (interruptPending) {
+            if (interruptPending && (!kept || InterruptStatus.takeBackOwn())) {
                 owner.interrupt();
             }
         }
