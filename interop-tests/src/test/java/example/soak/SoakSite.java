@@ -1,11 +1,13 @@
 package example.soak;
 
+import java.lang.management.ManagementFactory;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.server.UnicastRemoteObject;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -19,9 +21,13 @@ import org.dthreads.junit.SiteContext;
  * monitor its class already holds at the first site), a hand-off through a wait/notify mailbox drained by this
  * site's consumer thread. Steps: {@code run THREADS SECONDS} (drivers; returns chains, p99 µs),
  * {@code stats}, {@code heap} (used bytes after a full GC), {@code stopConsumer}, {@code busy} (emulated monitors still held
- * or waited on, from the dthreads dump; -1 without dthreads).
+ * or waited on, from the dthreads dump; -1 without dthreads), {@code threads} (live threads; of them the helper threads
+ * of outgoing calls in {@code -Ddthreads.callbacks=original} mode, {@code dthreads-call-N}; and the threads inside that
+ * mode's code: a caller waiting on its mailbox, a server thread handing a callback over, a helper in a call).
  */
 public final class SoakSite implements SiteApp {
+
+    private static final String CALLBACKS_PACKAGE = "org.dthreads.monitor.internal.callbacks.";
 
     private final Node node = new Node();
     private final Mailbox mailbox = new Mailbox();
@@ -105,6 +111,13 @@ public final class SoakSite implements SiteApp {
             consumer.interrupt();
             consumer.join(10_000);
             return Boolean.toString(!consumer.isAlive());
+        });
+        ctx.step("threads", args -> {
+            Map<Thread, StackTraceElement[]> all = Thread.getAllStackTraces();
+            long helpers = all.keySet().stream().filter(t -> t.getName().startsWith("dthreads-call-")).count();
+            long inCallbacks = all.values().stream().filter(stack -> Arrays.stream(stack)
+                    .anyMatch(frame -> frame.getClassName().startsWith(CALLBACKS_PACKAGE))).count();
+            return ManagementFactory.getThreadMXBean().getThreadCount() + " " + helpers + " " + inCallbacks;
         });
         ctx.step("busy", args -> {
             try {
