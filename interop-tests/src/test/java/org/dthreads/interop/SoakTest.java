@@ -53,7 +53,6 @@ class SoakTest {
     @ParameterizedTest(name = "-Ddthreads.callbacks={0}")
     @ValueSource(strings = {"takeover", "original"})
     void sixtyFourThreadsAcrossThreeJvmsForTwoMinutes(String mode, SiteCluster cluster) {
-        boolean original = mode.equals("original");
         long seconds = Long.getLong("dthreads.soak.seconds", 120);
         // JDK RMI schedules a DGC-ack timer per served call and cancels it when the client acks, but
         // its scheduler keeps cancelled tasks queued until their delay (default 5 minutes) passes:
@@ -64,6 +63,20 @@ class SoakTest {
                 .map(name -> SiteSpec.app(name, SoakSite.class).javaAgent(JrmpZigzagTest.AGENT).jvmFlags(flags)
                         .systemProperty("dthreads.callbacks", mode))
                 .toArray(SiteSpec[]::new));
+        RESULTS.put(mode, soak(cluster, sites, mode, seconds));
+    }
+
+    @AfterAll
+    static void printBothModes() {
+        RESULTS.forEach((mode, line) -> System.out.printf("soak, side by side: %-8s %s%n", mode, line));
+    }
+
+    /**
+     * The soak on started sites A, B, C of {@code mode} (sites with the steps of {@code example.soak.SoakKit}): warm-up, the run,
+     * every check; returns the result line.
+     */
+    static String soak(SiteCluster cluster, List<Site> sites, String mode, long seconds) {
+        boolean original = mode.equals("original");
         Duration runBound = Duration.ofSeconds(seconds + 120);
 
         // warm-up, then the baselines
@@ -87,7 +100,6 @@ class SoakTest {
                 + " (mid-run: %d threads in the original mode's code)",
                 chains, elapsed, chains / elapsed, result[1] / 1000, result[2]);
         System.out.println("soak, " + mode + ": " + line);
-        RESULTS.put(mode, line);
         assertEquals(original, result[2] > 0, "threads in the original mode's code mid-run: " + result[2]);
 
         long allChains = warmUpChains + chains;
@@ -121,11 +133,7 @@ class SoakTest {
                 fail("helper threads of outgoing calls left at " + site.name() + " 60 s after the run\n" + site.threadDump());
             }
         }
-    }
-
-    @AfterAll
-    static void printBothModes() {
-        RESULTS.forEach((mode, line) -> System.out.printf("soak, side by side: %-8s %s%n", mode, line));
+        return line;
     }
 
     /**
