@@ -13,7 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@link SoakTest} over IIOP on JacORB (profile {@code soak}, not the default build), once per callback mode: the same
@@ -32,7 +32,7 @@ class IiopSoakTest {
     private static final Map<String, String> RESULTS = new LinkedHashMap<>();
 
     @ParameterizedTest(name = "-Ddthreads.callbacks={0}")
-    @ValueSource(strings = {"takeover", "original"})
+    @MethodSource("org.dthreads.interop.SoakTest#modes")
     void sixtyFourThreadsAcrossThreeJacorbJvms(String mode, SiteCluster cluster) {
         long seconds = Long.getLong("dthreads.soak.iiop.seconds", 30);
         String[] flags = {"-Xmx256m", "-Djacorb.poa.thread_pool_max=128"};

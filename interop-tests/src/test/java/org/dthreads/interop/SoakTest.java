@@ -23,7 +23,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Load and soak (profile {@code soak}, not the default build), once per callback mode ({@code -Ddthreads.callbacks}
@@ -35,7 +35,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * within 10% of its value after warm-up, live threads within {@value #THREAD_SLACK} of their count after warm-up,
  * and (the original mode's helper threads, one per outgoing call in flight) every helper gone once its 30 s idle
  * time has passed: a helper stuck in a call, or one per call left behind, stays. In the original mode also no
- * callback waited out the queue bound for its thread. Prints throughput and p99 per mode, both modes at the end.
+ * callback waited out the queue bound for its thread. Prints throughput and p99 per mode, both modes at the end
+ * ({@code -Ddthreads.soak.modes=original,takeover} runs them the other way round, {@code =original} only one).
  *
  * <pre>./mvnw -B -Psoak -pl interop-tests -am verify -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false</pre>
  */
@@ -51,7 +52,7 @@ class SoakTest {
     private static final Map<String, String> RESULTS = new LinkedHashMap<>();
 
     @ParameterizedTest(name = "-Ddthreads.callbacks={0}")
-    @ValueSource(strings = {"takeover", "original"})
+    @MethodSource("org.dthreads.interop.SoakTest#modes")
     void sixtyFourThreadsAcrossThreeJvmsForTwoMinutes(String mode, SiteCluster cluster) {
         long seconds = Long.getLong("dthreads.soak.seconds", 120);
         // JDK RMI schedules a DGC-ack timer per served call and cancels it when the client acks, but
@@ -64,6 +65,11 @@ class SoakTest {
                         .systemProperty("dthreads.callbacks", mode))
                 .toArray(SiteSpec[]::new));
         RESULTS.put(mode, soak(cluster, sites, mode, seconds));
+    }
+
+    /** The modes to run, in order: {@code -Ddthreads.soak.modes} (default {@code takeover,original}). */
+    static Stream<String> modes() {
+        return Stream.of(System.getProperty("dthreads.soak.modes", "takeover,original").split(","));
     }
 
     @AfterAll
