@@ -21,6 +21,7 @@ import org.omg.PortableServer.POA;
 public final class IiopSoakSite implements SiteApp {
 
     private final SoakKit.Mailbox mailbox = new SoakKit.Mailbox();
+    private final SoakKit.SecondVisits visits = new SoakKit.SecondVisits();
 
     @Override
     public void start(SiteContext ctx) throws Exception {
@@ -28,7 +29,7 @@ public final class IiopSoakSite implements SiteApp {
         Node node = new Node(orb);
         String self = orb.object_to_string(Jacorb.rootPoa(orb).servant_to_reference(node));
         ctx.publish("ior", self);
-        SoakKit.probes(ctx, mailbox, node::hops);
+        SoakKit.probes(ctx, mailbox, node::hops, visits);
         ctx.step("run", args -> {
             // one global order of the sites' monitors, as over JRMP (SoakSite)
             List<String> route = new ArrayList<>();
@@ -63,7 +64,17 @@ public final class IiopSoakSite implements SiteApp {
             for (int i = 0; i < 50; i++) {
                 work += token.hashCode() ^ i;
             }
-            String[] iors = route.split(" ");
+            boolean firstVisit = visits.arrive(index, Long.parseLong(token));
+            try {
+                return forwardOn(route.split(" "), route, index, token);
+            } finally {
+                if (firstVisit) {
+                    visits.left();
+                }
+            }
+        }
+
+        private String forwardOn(String[] iors, String route, int index, String token) {
             if (index == iors.length - 1) {
                 org.omg.CORBA.Object home = orb.string_to_object(iors[0]);
                 synchronized (home) {

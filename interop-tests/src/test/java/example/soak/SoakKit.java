@@ -15,7 +15,8 @@ import org.dthreads.junit.SiteContext;
 /**
  * What the soak sites of every protocol share ({@link SoakSite} over JRMP, {@link IiopSoakSite} over JacORB): the
  * drivers, the wait/notify mailbox at the end of each chain with its consumer thread, and the probe steps
- * {@code stats} (hops here, tokens put here, tokens consumed here), {@code heap} (used bytes after a full GC),
+ * {@code stats} (hops here, tokens put here, tokens consumed here, second visits of a chain here that ran on the thread of
+ * its first visit: {@link SecondVisits}), {@code heap} (used bytes after a full GC),
  * {@code stopConsumer}, {@code busy} (emulated monitors still held or waited on, from the dthreads dump; -1 without
  * dthreads) and {@code threads} (live threads; of them the helper threads of outgoing calls in
  * {@code -Ddthreads.callbacks=original} mode, {@code dthreads-call-N}; and the threads inside that mode's code: a
@@ -72,7 +73,7 @@ final class SoakKit {
     }
 
     /** Starts the consumer thread of {@code mailbox} and registers the probe steps; {@code hops} counts hops here. */
-    static void probes(SiteContext ctx, Mailbox mailbox, LongSupplier hops) {
+    static void probes(SiteContext ctx, Mailbox mailbox, LongSupplier hops, SecondVisits visits) {
         AtomicLong consumed = new AtomicLong();
         Thread consumer = new Thread(() -> {
             try {
@@ -86,7 +87,8 @@ final class SoakKit {
         }, "soak-consumer");
         consumer.setDaemon(true);
         consumer.start();
-        ctx.step("stats", args -> hops.getAsLong() + " " + mailbox.put.get() + " " + consumed.get());
+        ctx.step("stats", args -> hops.getAsLong() + " " + mailbox.put.get() + " " + consumed.get() + " "
+                + visits.onFirstThread.get());
         ctx.step("heap", args -> {
             for (int i = 0; i < 3; i++) {
                 System.gc();
@@ -114,6 +116,34 @@ final class SoakKit {
                 return "-1";
             }
         });
+    }
+
+    /**
+     * Whether a chain's second visit of this site (hops 3 to 5) runs on the thread of its first (hops 0 to 2): the
+     * first marks its thread with the chain's token in a {@code ThreadLocal} until it returns, the second counts if
+     * it sees the mark. With callbacks on the original thread every second visit does; in take-over mode none (it
+     * runs on another server thread while the first visit's thread waits in its call).
+     */
+    static final class SecondVisits {
+        private final ThreadLocal<Long> mark = new ThreadLocal<>();
+        private final AtomicLong onFirstThread = new AtomicLong();
+
+        /** At the start of hop {@code index}; true for a first visit, which must call {@link #left} when it returns. */
+        boolean arrive(int index, long token) {
+            if (index < 3) {
+                mark.set(token);
+                return true;
+            }
+            Long first = mark.get();
+            if (first != null && first == token) {
+                onFirstThread.incrementAndGet();
+            }
+            return false;
+        }
+
+        void left() {
+            mark.remove();
+        }
     }
 
     /** A bounded buffer with wait/notifyAll, drained by the consumer thread. */

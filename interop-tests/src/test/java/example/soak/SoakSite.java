@@ -18,13 +18,14 @@ public final class SoakSite implements SiteApp {
 
     private final Node node = new Node();
     private final SoakKit.Mailbox mailbox = new SoakKit.Mailbox();
+    private final SoakKit.SecondVisits visits = new SoakKit.SecondVisits();
 
     @Override
     public void start(SiteContext ctx) throws Exception {
         SoakNode self = (SoakNode) UnicastRemoteObject.exportObject(node, 0);
         ctx.createRegistry().rebind("soak", self);
         ctx.publish("rmi.host", ctx.host());
-        SoakKit.probes(ctx, mailbox, node::hops);
+        SoakKit.probes(ctx, mailbox, node::hops, visits);
         ctx.step("run", args -> {
             List<SoakNode> order = new ArrayList<>();
             for (String site : List.of("A", "B", "C")) {
@@ -55,6 +56,17 @@ public final class SoakSite implements SiteApp {
             for (int i = 0; i < 50; i++) {
                 work += Long.hashCode(token ^ i);
             }
+            boolean firstVisit = visits.arrive(index, token);
+            try {
+                return hopOn(route, index, token);
+            } finally {
+                if (firstVisit) {
+                    visits.left();
+                }
+            }
+        }
+
+        private long hopOn(List<SoakNode> route, int index, long token) throws java.rmi.RemoteException {
             if (index == route.size() - 1) {
                 // A remote monitor at the end of the chain: the first hop's node, a stub here, whose monitor
                 // this chain's class holds at its site (the first hop is suspended in its call): the remote

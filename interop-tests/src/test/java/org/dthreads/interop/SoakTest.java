@@ -34,8 +34,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * counts at every site, every token handed off and consumed, no emulated monitor left busy, heap after a full GC
  * within 10% of its value after warm-up, live threads within {@value #THREAD_SLACK} of their count after warm-up,
  * and (the original mode's helper threads, one per outgoing call in flight) every helper gone once its 30 s idle
- * time has passed: a helper stuck in a call, or one per call left behind, stays. In the original mode also no
- * callback waited out the queue bound for its thread. Prints throughput and p99 per mode, both modes at the end
+ * time has passed: a helper stuck in a call, or one per call left behind, stays. The mode is seen at work: in the
+ * original mode every chain's second visit of a site runs on the thread of its first (it sees a {@code ThreadLocal}
+ * the first set), in take-over mode none does; and no callback waited out the queue bound for its thread. Prints throughput and p99 per mode, both modes at the end
  * ({@code -Ddthreads.soak.modes=original,takeover} runs them the other way round, {@code =original} only one).
  *
  * <pre>./mvnw -B -Psoak -pl interop-tests -am verify -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false</pre>
@@ -124,6 +125,8 @@ class SoakTest {
             assertEquals("true", site.run("stopConsumer"), "the consumer thread of " + site.name() + " leaves its wait");
             String[] stats = site.run("stats").split(" ");
             assertEquals(2 * allChains, Long.parseLong(stats[0]), "hops at " + site.name() + " (each chain visits every site twice)");
+            assertEquals(original ? allChains : 0, Long.parseLong(stats[3]),
+                    "second visits of a chain at " + site.name() + " on the thread of its first visit");
             assertEquals("0", site.run("busy"), () -> "no emulated monitor left busy at " + site.name() + ":\n" + site.monitorDump());
             long after = Long.parseLong(site.run("heap"));
             long before = heap[i];
