@@ -36,8 +36,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and (the original mode's helper threads, one per outgoing call in flight) every helper gone once its 30 s idle
  * time has passed: a helper stuck in a call, or one per call left behind, stays. The mode is seen at work: in the
  * original mode every chain's second visit of a site runs on the thread of its first (it sees a {@code ThreadLocal}
- * the first set), in take-over mode none does; and no callback waited out the queue bound for its thread. Prints throughput and p99 per mode, both modes at the end
- * ({@code -Ddthreads.soak.modes=original,takeover} runs them the other way round, {@code =original} only one).
+ * the first set), in take-over mode none does; and no callback waited out the queue bound for its thread. Prints
+ * throughput and p99 per mode, both modes at the end ({@code -Ddthreads.soak.modes=original,takeover} runs them the
+ * other way round, {@code =original} only one).
  *
  * <pre>./mvnw -B -Psoak -pl interop-tests -am verify -Dtest=SoakTest -Dsurefire.failIfNoSpecifiedTests=false</pre>
  */
@@ -79,8 +80,8 @@ class SoakTest {
     }
 
     /**
-     * The soak on started sites A, B, C of {@code mode} (sites with the steps of {@code example.soak.SoakKit}): warm-up, the run,
-     * every check; returns the result line.
+     * The soak on started sites A, B, C of {@code mode} (sites with the steps of {@code example.soak.SoakKit}):
+     * warm-up, the run, every check; returns the result line.
      */
     static String soak(SiteCluster cluster, List<Site> sites, String mode, long seconds) {
         boolean original = mode.equals("original");
@@ -124,14 +125,16 @@ class SoakTest {
                     + " after the run\n" + site.threadDump());
             assertEquals("true", site.run("stopConsumer"), "the consumer thread of " + site.name() + " leaves its wait");
             String[] stats = site.run("stats").split(" ");
-            assertEquals(2 * allChains, Long.parseLong(stats[0]), "hops at " + site.name() + " (each chain visits every site twice)");
+            assertEquals(2 * allChains, Long.parseLong(stats[0]),
+                    "hops at " + site.name() + " (each chain visits every site twice)");
             assertEquals(original ? allChains : 0, Long.parseLong(stats[3]),
                     "second visits of a chain at " + site.name() + " on the thread of its first visit");
-            assertEquals("0", site.run("busy"), () -> "no emulated monitor left busy at " + site.name() + ":\n" + site.monitorDump());
+            assertEquals("0", site.run("busy"),
+                    () -> "no emulated monitor left busy at " + site.name() + ":\n" + site.monitorDump());
             long after = Long.parseLong(site.run("heap"));
             long before = heap[i];
-            assertTrue(after <= before * 1.10 + 2_000_000,
-                    () -> "heap at " + site.name() + ": " + before + " after warm-up, " + after + " at the end\n" + histogram(site));
+            assertTrue(after <= before * 1.10 + 2_000_000, () -> "heap at " + site.name() + ": " + before
+                    + " after warm-up, " + after + " at the end\n" + histogram(site));
             assertFalse(site.stderrTail().contains(NOT_TAKEN), site::stderrTail);
         }
         // Idle helpers end 30 s after their last call; any left then is stuck in a call or was never let go.
@@ -139,7 +142,8 @@ class SoakTest {
             try {
                 Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> threads(site)[1] == 0);
             } catch (ConditionTimeoutException e) {
-                fail("helper threads of outgoing calls left at " + site.name() + " 60 s after the run\n" + site.threadDump());
+                fail("helper threads of outgoing calls left at " + site.name() + " 60 s after the run\n"
+                        + site.threadDump());
             }
         }
         return line;
