@@ -2,51 +2,31 @@ package example.soak;
 
 import java.rmi.registry.LocateRegistry;
 import java.rmi.server.UnicastRemoteObject;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.dthreads.junit.SiteApp;
 import org.dthreads.junit.SiteContext;
 
 /**
- * Soak site: chains of depth 6 through all sites (A,B,C,A,B,C, whichever site's driver starts them)
+ * Soak site over JRMP: chains of depth 6 through all sites (A,B,C,A,B,C, whichever site's driver starts them)
  * with a synchronized hop at each, and at the end of each chain, inside {@code synchronized (firstHopStub)} (a remote
  * monitor its class already holds at the first site), a hand-off through a wait/notify mailbox drained by this
- * site's consumer thread. Steps: {@code run THREADS SECONDS} (drivers; returns chains, p99 µs),
- * {@code stats}, {@code heap} (used bytes after a full GC), {@code stopConsumer}, {@code busy} (emulated monitors still held
- * or waited on, from the dthreads dump; -1 without dthreads).
+ * site's consumer thread. Steps: {@code run THREADS SECONDS} (drivers; returns chains, p99 µs), and the probes of
+ * {@link SoakKit#probes}.
  */
 public final class SoakSite implements SiteApp {
 
     private final Node node = new Node();
-    private final Mailbox mailbox = new Mailbox();
-    private final AtomicLong consumed = new AtomicLong();
+    private final SoakKit.Mailbox mailbox = new SoakKit.Mailbox();
+    private final SoakKit.SecondVisits visits = new SoakKit.SecondVisits();
 
     @Override
     public void start(SiteContext ctx) throws Exception {
         SoakNode self = (SoakNode) UnicastRemoteObject.exportObject(node, 0);
         ctx.createRegistry().rebind("soak", self);
         ctx.publish("rmi.host", ctx.host());
-        Thread consumer = new Thread(() -> {
-            try {
-                while (true) {
-                    mailbox.take();
-                    consumed.incrementAndGet();
-                }
-            } catch (InterruptedException e) {
-                // site ends
-            }
-        }, "soak-consumer");
-        consumer.setDaemon(true);
-        consumer.start();
+        SoakKit.probes(ctx, mailbox, node::hops, visits);
         ctx.step("run", args -> {
-            int threads = Integer.parseInt(args.get(0));
-            long seconds = Long.parseLong(args.get(1));
             List<SoakNode> order = new ArrayList<>();
             for (String site : List.of("A", "B", "C")) {
                 order.add(site.equals(ctx.siteName()) ? self : (SoakNode) LocateRegistry.getRegistry(
@@ -60,59 +40,8 @@ public final class SoakSite implements SiteApp {
                 route.add(order.get(i % 3));
             }
             SoakNode first = ctx.siteName().equals("A") ? node : route.get(0);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-            AtomicLong chains = new AtomicLong();
-            long[][] latencies = new long[threads][];
-            CountDownLatch done = new CountDownLatch(threads);
-            for (int t = 0; t < threads; t++) {
-                int slot = t;
-                new Thread(() -> {
-                    long[] mine = new long[1 << 16];
-                    int n = 0;
-                    try {
-                        while (System.nanoTime() < deadline) {
-                            long t0 = System.nanoTime();
-                            first.hop(route, 0, ThreadLocalRandom.current().nextLong());
-                            if (n < mine.length) {
-                                mine[n++] = System.nanoTime() - t0;
-                            }
-                            chains.incrementAndGet();
-                        }
-                    } catch (Exception e) {
-                        e.printStackTrace();
-                    } finally {
-                        latencies[slot] = Arrays.copyOf(mine, n);
-                        done.countDown();
-                    }
-                }, "soak-driver-" + t).start();
-            }
-            if (!done.await(seconds + 60, TimeUnit.SECONDS)) {
-                return "STUCK";
-            }
-            long[] all = Arrays.stream(latencies).flatMapToLong(Arrays::stream).sorted().toArray();
-            long p99 = all.length == 0 ? 0 : all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)];
-            return chains.get() + " " + p99 / 1000;
-        });
-        ctx.step("stats", args -> node.hops() + " " + mailbox.put.get() + " " + consumed.get());
-        ctx.step("heap", args -> {
-            for (int i = 0; i < 3; i++) {
-                System.gc();
-            }
-            Runtime rt = Runtime.getRuntime();
-            return Long.toString(rt.totalMemory() - rt.freeMemory());
-        });
-        ctx.step("stopConsumer", args -> {
-            consumer.interrupt();
-            consumer.join(10_000);
-            return Boolean.toString(!consumer.isAlive());
-        });
-        ctx.step("busy", args -> {
-            try {
-                Class<?> dump = Class.forName("org.dthreads.monitor.MonitorDump");
-                return Integer.toString(((List<?>) dump.getMethod("snapshot").invoke(null)).size());
-            } catch (ReflectiveOperationException e) {
-                return "-1";
-            }
+            return SoakKit.drive(Integer.parseInt(args.get(0)), Long.parseLong(args.get(1)),
+                    token -> first.hop(route, 0, token));
         });
     }
 
@@ -127,6 +56,17 @@ public final class SoakSite implements SiteApp {
             for (int i = 0; i < 50; i++) {
                 work += Long.hashCode(token ^ i);
             }
+            boolean firstVisit = visits.arrive(index, token);
+            try {
+                return hopOn(route, index, token);
+            } finally {
+                if (firstVisit) {
+                    visits.left();
+                }
+            }
+        }
+
+        private long hopOn(List<SoakNode> route, int index, long token) throws java.rmi.RemoteException {
             if (index == route.size() - 1) {
                 // A remote monitor at the end of the chain: the first hop's node, a stub here, whose monitor
                 // this chain's class holds at its site (the first hop is suspended in its call): the remote
@@ -145,35 +85,6 @@ public final class SoakSite implements SiteApp {
 
         synchronized long hops() {
             return hops;
-        }
-    }
-
-    /** A bounded buffer with wait/notifyAll, drained by the consumer thread. */
-    static final class Mailbox {
-        private final ArrayDeque<Long> items = new ArrayDeque<>();
-        final AtomicLong put = new AtomicLong();
-
-        synchronized void put(long token) {
-            while (items.size() >= 64) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-            items.add(token);
-            put.incrementAndGet();
-            notifyAll();
-        }
-
-        synchronized long take() throws InterruptedException {
-            while (items.isEmpty()) {
-                wait();
-            }
-            long token = items.poll();
-            notifyAll();
-            return token;
         }
     }
 }
