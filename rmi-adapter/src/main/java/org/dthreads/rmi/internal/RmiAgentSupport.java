@@ -49,7 +49,8 @@ public final class RmiAgentSupport {
         // class (issue 16: the comparison, interpreted, was 7% of a cached start-up's loading thread). What it
         // changes at load is kept on a later retransformation, as the monitor rewriting is. The agent installs it
         // after the monitor transformer and the IIOP patches, so it sees their output, as before.
-        inst.addTransformer(new RmiTransformer(scope), false);
+        RmiTransformer transformer = new RmiTransformer(scope);
+        inst.addTransformer(transformer, false);
         JrmpMonitorTransport.register();
         try {
             // At premain it is not loaded yet, and the transformer patches it when it is: loading it (and the
@@ -57,6 +58,7 @@ public final class RmiAgentSupport {
             // later, it may be loaded already: then a retransformation-capable transformer patches it, and only it.
             for (Class<?> loaded : inst.getAllLoadedClasses()) {
                 if (loaded.getName().equals("java.rmi.server.RemoteObjectInvocationHandler")) {
+                    transformer.invocationHandlerPatchedElsewhere = true;
                     inst.addTransformer(new InvocationHandlerRetransformer(), true);
                     inst.retransformClasses(loaded);
                 }

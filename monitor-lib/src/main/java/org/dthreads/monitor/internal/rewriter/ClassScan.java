@@ -19,7 +19,12 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>The transformers of one class run one after the other on the loading thread, each given the previous
  * one's output (the same array when it changed nothing, a copy for retransform-capable ones): {@link #of}
- * keeps the last scan per thread and reuses it for the same bytes, so they share one pass. Immutable once built; the per-thread cache is the only state.
+ * keeps the last scan per thread and reuses it for the same bytes, so they share one pass. The strings other
+ * transformers ask about are noted in that same pass ({@link #watch}).
+ *
+ * <p>Immutable once built. Shared state: the per-thread cache, and the watched strings (an immutable set published
+ * through a volatile field, replaced whole under the class's lock; each scan reads it once and answers for the set it
+ * read).
  */
 public final class ClassScan {
 
