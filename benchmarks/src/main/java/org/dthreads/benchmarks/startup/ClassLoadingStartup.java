@@ -13,8 +13,9 @@ import java.util.regex.Pattern;
  * Loading every class of a large real jar, plain and under each agent jar given, interleaved (the order
  * rotates every round): {@code rounds} JVMs of each running {@link LoadAll}. Per variant the median wall time
  * and the median CPU time of the loading thread (where class rewriting runs; robust on a loaded machine,
- * where wall time mostly measures the neighbours), and both as ratios to plain. Every JVM must load the same
- * number of classes, else the run fails (exit status 1).
+ * where wall time mostly measures the neighbours), and both as ratios to plain; then the median over rounds of
+ * each round's loading-thread CPU ratio to that round's plain JVM (paired: the load of the moment cancels).
+ * Every JVM must load the same number of classes, else the run fails (exit status 1).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar org.dthreads.benchmarks.startup.ClassLoadingStartup derby|h2 [rounds=7] \
@@ -81,6 +82,16 @@ public final class ClassLoadingStartup {
             System.out.printf(Locale.ROOT, "%-45s loading thread cpu %6.0f ms (%.2fx)  wall %6.0f ms (%.2fx)%n",
                     v == 0 ? "plain" : variants.get(v), c, c / plainCpu, w, w / plainWall);
         }
+        // Paired: each round ran every variant once, close together, so a round's ratio shares that moment's load
+        // (the medians above do not pair them): the median over rounds of variant/plain.
+        for (int v = 1; v < variants.size(); v++) {
+            double[] toPlain = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                toPlain[r] = (double) cpu[v][r] / cpu[0][r];
+            }
+            System.out.printf(Locale.ROOT, "%-45s loading thread cpu, paired by round: %.2fx plain%n", variants.get(v),
+                    median(toPlain));
+        }
     }
 
     /** {classes, wall ms, cpu ms} */
@@ -105,6 +116,12 @@ public final class ClassLoadingStartup {
             System.exit(1);
         }
         return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))};
+    }
+
+    private static double median(double[] values) {
+        double[] s = values.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2.0;
     }
 
     private static double median(long[] values) {

@@ -34,8 +34,10 @@ public final class Installer {
         MonitorTransformer monitors = new MonitorTransformer(scope::includes);
         inst.addTransformer(new ModuleReads(inst, runtimeModule, scope), false);
         inst.addTransformer(monitors, false);
-        RmiAgentSupport.install(inst, scope::includes);
+        // The IIOP patches before the JRMP retrofit: all three run in this order on the bytes each class leaves the
+        // monitor transformer with (the retrofit shares that transformer's scan; RmiAgentSupport)
         IiopAgentSupport.install(inst, scope::includes);
+        RmiAgentSupport.install(inst, scope::includes);
         System.getLogger("org.dthreads.agent").log(System.Logger.Level.INFO, "dthreads " + version()
                 + " agent started: site " + Integer.toUnsignedString(DThreads.siteId()) + ", rewriting " + scope);
         // -Ddthreads.debug=true prints the summary at exit. Straight to stderr: System.Logger's default

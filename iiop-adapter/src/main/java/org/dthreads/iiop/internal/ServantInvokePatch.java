@@ -66,6 +66,9 @@ public final class ServantInvokePatch implements ClassFileTransformer {
     /** @param scope internal class names the agent rewrites */
     public ServantInvokePatch(Predicate<String> scope) {
         this.scope = scope;
+        // every scan notes these two in its one pass over the constant pool: no second walk per class (issue 16)
+        org.dthreads.monitor.internal.rewriter.ClassScan.watch(INVOKE_DESC_BYTES);
+        org.dthreads.monitor.internal.rewriter.ClassScan.watch(DSI_INVOKE_DESC_BYTES);
     }
 
     @Override
@@ -191,8 +194,8 @@ public final class ServantInvokePatch implements ClassFileTransformer {
     /**
      * Whether class file {@code haystack} has the constant {@code needle} (a method declaring it as its
      * descriptor does): asked of the {@link org.dthreads.monitor.internal.rewriter.ClassScan} the monitor
-     * transformer already made of this class, instead of searching the bytes again. Bytes that are not a
-     * class file are searched as they are.
+     * transformer already made of this class, which noted both descriptors in its pass over the constant pool (see
+     * the constructor). Bytes that are not a class file are searched as they are.
      */
     static boolean contains(byte[] haystack, byte[] needle) {
         try {

@@ -44,19 +44,46 @@ public final class RmiAgentSupport {
         }
         // java.rmi must read the (unnamed) module of the hook it will call.
         inst.redefineModule(javaRmi, Set.of(hookModule), Map.of(), Map.of(), Set.of(), Map.of());
-        inst.addTransformer(new RmiTransformer(scope), true);
+        // Not retransformation-capable: the JVM hands such a transformer the bytes the monitor transformer returned as
+        // they are (the same array), so it shares that transformer's ClassScan without comparing a copy of every
+        // class (issue 16: the comparison, interpreted, was 7% of a cached start-up's loading thread). What it
+        // changes at load is kept on a later retransformation, as the monitor rewriting is. The agent installs it
+        // after the monitor transformer and the IIOP patches, so it sees their output, as before.
+        RmiTransformer transformer = new RmiTransformer(scope);
+        inst.addTransformer(transformer, false);
         JrmpMonitorTransport.register();
         try {
             // At premain it is not loaded yet, and the transformer patches it when it is: loading it (and the
-            // JRMP classes it needs) only to retransform it would cost every JVM's start-up, RMI or not.
+            // JRMP classes it needs) only to retransform it would cost every JVM's start-up, RMI or not. Attached
+            // later, it may be loaded already: then a retransformation-capable transformer patches it, and only it.
             for (Class<?> loaded : inst.getAllLoadedClasses()) {
                 if (loaded.getName().equals("java.rmi.server.RemoteObjectInvocationHandler")) {
+                    transformer.invocationHandlerPatchedElsewhere = true;
+                    inst.addTransformer(new InvocationHandlerRetransformer(), true);
                     inst.retransformClasses(loaded);
                 }
             }
         } catch (UnmodifiableClassException | RuntimeException | LinkageError e) {
             LOG.error("roih-retransform", "dthreads: could not retransform RemoteObjectInvocationHandler;"
                     + " JRMP proxy calls carry no thread class: " + e);
+        }
+    }
+
+    /** Patches {@code RemoteObjectInvocationHandler} when it is retransformed (see {@link #install}). */
+    private static final class InvocationHandlerRetransformer implements java.lang.instrument.ClassFileTransformer {
+        @Override
+        public byte[] transform(ClassLoader loader, String className, Class<?> redefined,
+                java.security.ProtectionDomain domain, byte[] bytes) {
+            if (!InvocationHandlerPatch.TARGET.equals(className)) {
+                return null;
+            }
+            try {
+                return RmiTransformer.patchInvocationHandler(bytes);
+            } catch (RuntimeException | LinkageError e) {
+                LOG.error("roih-retransform", "dthreads: could not patch RemoteObjectInvocationHandler;"
+                        + " JRMP proxy calls carry no thread class: " + e);
+                return null;
+            }
         }
     }
 

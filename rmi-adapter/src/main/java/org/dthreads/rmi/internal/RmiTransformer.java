@@ -26,6 +26,12 @@ public final class RmiTransformer implements ClassFileTransformer {
 
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(RmiTransformer.class);
     private final ScopeFilter scope;
+    /**
+     * Set when a retransformation-capable transformer patches {@code RemoteObjectInvocationHandler} instead (an attach
+     * that finds it loaded; {@link RmiAgentSupport}): this one then leaves it alone, so that a redefinition, which
+     * both would see, does not patch it twice.
+     */
+    volatile boolean invocationHandlerPatchedElsewhere;
 
     /** Which classes the retrofit may touch (by internal name). */
     @FunctionalInterface
@@ -45,7 +51,7 @@ public final class RmiTransformer implements ClassFileTransformer {
         }
         try {
             if (InvocationHandlerPatch.TARGET.equals(className)) {
-                return patchInvocationHandler(bytes);
+                return invocationHandlerPatchedElsewhere ? null : patchInvocationHandler(bytes);
             }
             if (ProxyCodegenPatch.TARGET.equals(className)) {
                 return patchProxyCodegen(bytes);

@@ -36,7 +36,12 @@ final class ClassHierarchy {
         }
     }
 
-    private record Info(String superName, String[] interfaces, boolean isInterface) {}
+    /** {@code text}: the answer {@link #learnt()} records for the type, made once per type read, not per question. */
+    private record Info(String superName, String[] interfaces, boolean isInterface, String text) {
+        Info(String superName, String[] interfaces, boolean isInterface) {
+            this(superName, interfaces, isInterface, superName + ";" + String.join(",", interfaces) + ";" + isInterface);
+        }
+    }
 
     /** {@code java/} types' super-types, read once per JVM (see the class comment). */
     private static final Map<String, Info> JDK = new ConcurrentHashMap<>();
@@ -102,7 +107,7 @@ final class ClassHierarchy {
     private static final String ABSENT = "absent";
 
     private static String infoText(Info info) {
-        return info.superName() + ";" + String.join(",", info.interfaces()) + ";" + info.isInterface();
+        return info.text();
     }
 
     private static String methodsText(java.util.Set<String> declared) {
@@ -145,7 +150,7 @@ final class ClassHierarchy {
                 return true;
             }
             java.util.Set<String> declared = methods.computeIfAbsent(t, this::readMethods);
-            if (!isSeed(t)) {
+            if (learnt != null && !isSeed(t)) {
                 learn("m:" + t, methodsText(declared));
             }
             if (declared.contains(name + descriptor)) {
@@ -232,13 +237,17 @@ final class ClassHierarchy {
             try {
                 read = read(type);
             } catch (UnknownTypeException e) {
-                learn("i:" + type, ABSENT); // an answer too: isSubtypeOf takes it as "no"
+                if (learnt != null) {
+                    learn("i:" + type, ABSENT); // an answer too: isSubtypeOf takes it as "no"
+                }
                 throw e;
             }
             shared.put(type, read);
         }
         cache.put(type, read);
-        learn("i:" + type, infoText(read));
+        if (learnt != null) {
+            learn("i:" + type, infoText(read));
+        }
         return read;
     }
 

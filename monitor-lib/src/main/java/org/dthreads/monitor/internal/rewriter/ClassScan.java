@@ -19,7 +19,12 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>The transformers of one class run one after the other on the loading thread, each given the previous
  * one's output (the same array when it changed nothing, a copy for retransform-capable ones): {@link #of}
- * keeps the last scan per thread and reuses it for the same bytes, so they share one pass. Immutable once built; the per-thread cache is the only state.
+ * keeps the last scan per thread and reuses it for the same bytes, so they share one pass. The strings other
+ * transformers ask about are noted in that same pass ({@link #watch}).
+ *
+ * <p>Immutable once built. Shared state: the per-thread cache, and the watched strings (an immutable set published
+ * through a volatile field, replaced whole under the class's lock; each scan reads it once and answers for the set it
+ * read).
  */
 public final class ClassScan {
 
@@ -33,9 +38,24 @@ public final class ClassScan {
     };
     private static final byte[][] WORDS = encode(REWRITER_WORDS);
     private static final boolean[] WORD_LENGTHS = lengths(WORDS);
+    /** {@link #WORDS} by length (null where none has it): a string is compared only with the words of its length. */
+    private static final byte[][][] WORDS_BY_LENGTH = byLength(WORDS);
     private static final byte[] INIT = "<init>".getBytes(StandardCharsets.UTF_8);
     private static final byte[] CODE = "Code".getBytes(StandardCharsets.UTF_8);
     private static final byte[] ANNOTATIONS = "RuntimeVisibleAnnotations".getBytes(StandardCharsets.UTF_8);
+    /**
+     * Per Utf8 length, what a string of that length may be: {@link #WORD} a {@link #REWRITER_WORDS} entry, {@link #CODE_NAME}
+     * {@code Code}, {@link #ANNOTATIONS_NAME} {@code RuntimeVisibleAnnotations}. Most strings have none of these lengths: one
+     * look-up each instead of three calls (the scan runs interpreted during start-up).
+     */
+    private static final byte[] LENGTH_KINDS = lengthKinds();
+    private static final int WORD = 1;
+    /** Per {@code length << 7 | first byte} (ASCII): whether a {@link #REWRITER_WORDS} entry has that length and first byte. */
+    private static final boolean[] WORD_STARTS = wordStarts();
+    private static final int CODE_NAME = 2;
+    private static final int ANNOTATIONS_NAME = 4;
+    /** The strings other transformers ask about ({@link #watch}), replaced whole when one is added. */
+    private static volatile Watched watched = new Watched(new byte[0][], new boolean[0]);
     private static final int ACC_SYNCHRONIZED = 0x0020;
 
     private static final ThreadLocal<ClassScan> LAST = new ThreadLocal<>();
@@ -55,6 +75,9 @@ public final class ClassScan {
     private final int[] constantOffsets; // per constant index: offset of its tag byte (0 for a long's second slot)
     private final int access;
     private final boolean needsRewriter;
+    /** The watched strings when this scan was made, and which of them its constant pool holds (bit i: string i). */
+    private final Watched watching;
+    private final long watchedFound;
 
     private ClassScan(byte[] bytes) {
         this.bytes = bytes;
@@ -67,20 +90,31 @@ public final class ClassScan {
         boolean words = false;
         int codeIndex = 0;
         int annotationsIndex = 0;
+        Watched watch = watched;
+        boolean[] watchedLengths = watch.lengths;
+        long found = 0;
         int p = 10;
         for (int i = 1; i < count; i++) {
             int tag = bytes[p] & 0xFF;
             offsets[i] = p;
             switch (tag) {
                 case 1 -> {
-                    int length = u2(p + 1);
-                    if (!words && isWord(p + 3, length)) {
-                        words = true;
+                    int length = ((bytes[p + 1] & 0xFF) << 8) | (bytes[p + 2] & 0xFF);
+                    int kinds = length < LENGTH_KINDS.length ? LENGTH_KINDS[length] : 0;
+                    if (kinds != 0) {
+                        int first = bytes[p + 3]; // a word's length and first byte, then the call (most strings: no call)
+                        if (!words && (kinds & WORD) != 0 && first >= 0 && WORD_STARTS[length << 7 | first]
+                                && isWord(p + 3, length)) {
+                            words = true;
+                        }
+                        if ((kinds & CODE_NAME) != 0 && equalsAt(p + 3, length, CODE)) {
+                            codeIndex = i;
+                        } else if ((kinds & ANNOTATIONS_NAME) != 0 && equalsAt(p + 3, length, ANNOTATIONS)) {
+                            annotationsIndex = i;
+                        }
                     }
-                    if (equalsAt(p + 3, length, CODE)) {
-                        codeIndex = i;
-                    } else if (equalsAt(p + 3, length, ANNOTATIONS)) {
-                        annotationsIndex = i;
+                    if (length < watchedLengths.length && watchedLengths[length]) {
+                        found |= watch.find(this, p + 3, length);
                     }
                     p += 3 + length;
                 }
@@ -98,6 +132,8 @@ public final class ClassScan {
         this.constantPoolCount = count;
         this.constantOffsets = offsets;
         this.annotationsNameIndex = annotationsIndex;
+        this.watching = watch;
+        this.watchedFound = found;
         this.access = u2(p);
         p += 6;
         p += 2 + 2 * u2(p); // interfaces
@@ -156,6 +192,8 @@ public final class ClassScan {
         this.codeNameIndex = unmarked.codeNameIndex;
         this.constantOffsets = unmarked.constantOffsets;
         this.access = unmarked.access;
+        this.watching = unmarked.watching;
+        this.watchedFound = unmarked.watchedFound;
         this.needsRewriter = true;
     }
 
@@ -190,8 +228,65 @@ public final class ClassScan {
         return names;
     }
 
+    /**
+     * Tells every scan made from now on to note whether its constant pool holds {@code utf8} (modified UTF-8 bytes), so
+     * that {@link #hasConstant} answers for it from the one pass that every transformer shares instead of walking the
+     * constant pool again (issue 16: the IIOP servant patch asks two strings of every class). Call before the classes
+     * are loaded (a transformer's set-up); a scan made earlier still answers, by walking its pool. At most 64 strings.
+     * The array is kept, not copied: asking with the same array then costs no comparison; the caller must not change it.
+     */
+    public static synchronized void watch(byte[] utf8) {
+        Watched now = watched;
+        if (now.indexOf(utf8) >= 0) {
+            return;
+        }
+        if (now.strings.length == Long.SIZE) {
+            throw new IllegalStateException("ClassScan watches at most " + Long.SIZE + " strings");
+        }
+        byte[][] strings = java.util.Arrays.copyOf(now.strings, now.strings.length + 1);
+        strings[now.strings.length] = utf8; // kept as given (not to be changed): hasConstant(sameArray) needs no compare
+        boolean[] lengths = java.util.Arrays.copyOf(now.lengths, Math.max(now.lengths.length, utf8.length + 1));
+        lengths[utf8.length] = true;
+        watched = new Watched(strings, lengths);
+    }
+
+    /** The watched strings and their lengths; immutable once published. */
+    private static final class Watched {
+        final byte[][] strings;
+        final boolean[] lengths;
+
+        Watched(byte[][] strings, boolean[] lengths) {
+            this.strings = strings;
+            this.lengths = lengths;
+        }
+
+        int indexOf(byte[] utf8) {
+            for (int i = 0; i < strings.length; i++) {
+                if (strings[i] == utf8 || java.util.Arrays.equals(strings[i], utf8)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        /** The bits of the watched strings equal to the {@code length} bytes at {@code offset} of the scan's class. */
+        long find(ClassScan scan, int offset, int length) {
+            long bits = 0;
+            for (int i = 0; i < strings.length; i++) {
+                if (scan.equalsAt(offset, length, strings[i])) {
+                    bits |= 1L << i;
+                }
+            }
+            return bits;
+        }
+    }
+
     /** Whether the constant pool holds the Utf8 string {@code utf8} (modified UTF-8 bytes), as a whole. */
     public boolean hasConstant(byte[] utf8) {
+        int watchedIndex = watching.indexOf(utf8);
+        if (watchedIndex >= 0) {
+            return (watchedFound & (1L << watchedIndex)) != 0;
+        }
         for (int i = 1; i < constantOffsets.length; i++) {
             int offset = constantOffsets[i];
             if (bytes[offset] == 1 && equalsAt(offset + 3, u2(offset + 1), utf8)) {
@@ -255,7 +350,14 @@ public final class ClassScan {
         if (length < 0 || end > bytes.length) {
             throw new IllegalArgumentException("code length");
         }
+        byte[] code = bytes;
+        byte[] sizes = INSTRUCTION_SIZES;
         for (int p = start; p < end; ) {
+            int size = sizes[code[p] & 0xFF];
+            if (size > 0) { // most instructions: no call (this runs interpreted at start-up)
+                p += size;
+                continue;
+            }
             p = nextInstruction(p, start);
             if (p < 0) {
                 return true; // monitorenter, monitorexit, or not a JVM opcode: let the rewriter decide
@@ -344,7 +446,8 @@ public final class ClassScan {
         new Target(true, null, Target.utf8("globalHierarchyLock"), null),
     };
     /** Strings that need the rewriter wherever they are: an override of getClassLoadingLock, the marker. */
-    private static final byte[][] ALONE = encode(new String[] {"getClassLoadingLock", MonitorRewriter.REWRITTEN_DESCRIPTOR});
+    private static final byte[][][] ALONE_BY_LENGTH =
+            byLength(encode(new String[] {"getClassLoadingLock", MonitorRewriter.REWRITTEN_DESCRIPTOR}));
 
     /** Asked only when a {@link #REWRITER_WORDS} string is present: is it part of something the rewriter changes? */
     private boolean referencesRewriterTarget() {
@@ -352,10 +455,10 @@ public final class ClassScan {
             int p = constantOffsets[i];
             int tag = bytes[p];
             if (tag == 1) {
-                for (byte[] word : ALONE) {
-                    if (equalsAt(p + 3, u2(p + 1), word)) {
-                        return true;
-                    }
+                int length = u2(p + 1);
+                if (length < ALONE_BY_LENGTH.length && ALONE_BY_LENGTH[length] != null && isOneOf(p + 3, length,
+                        ALONE_BY_LENGTH[length])) {
+                    return true;
                 }
             } else if ((tag == 9 || tag == 10 || tag == 11) && isTargetReference(i)) {
                 return true;
@@ -397,8 +500,14 @@ public final class ClassScan {
         if (length >= WORD_LENGTHS.length || !WORD_LENGTHS[length]) {
             return false; // most strings: one look-up
         }
-        for (byte[] word : WORDS) {
-            if (equalsAt(offset, length, word)) {
+        return isOneOf(offset, length, WORDS_BY_LENGTH[length]);
+    }
+
+    /** Whether the {@code length} bytes at {@code offset} equal one of {@code words}, all of that length. */
+    private boolean isOneOf(int offset, int length, byte[][] words) {
+        byte first = bytes[offset];
+        for (byte[] word : words) {
+            if (word[0] == first && equalsAt(offset, length, word)) { // most differ in the first byte: no call
                 return true;
             }
         }
@@ -435,6 +544,39 @@ public final class ClassScan {
             lengths[w.length] = true;
         }
         return lengths;
+    }
+
+    private static byte[][][] byLength(byte[][] words) {
+        int longest = 0;
+        for (byte[] w : words) {
+            longest = Math.max(longest, w.length);
+        }
+        byte[][][] byLength = new byte[longest + 1][][];
+        for (byte[] w : words) {
+            byte[][] same = byLength[w.length] == null ? new byte[0][] : byLength[w.length];
+            same = java.util.Arrays.copyOf(same, same.length + 1);
+            same[same.length - 1] = w;
+            byLength[w.length] = same;
+        }
+        return byLength;
+    }
+
+    private static boolean[] wordStarts() {
+        boolean[] starts = new boolean[WORD_LENGTHS.length << 7];
+        for (byte[] w : WORDS) {
+            starts[w.length << 7 | w[0]] = true; // every word is ASCII
+        }
+        return starts;
+    }
+
+    private static byte[] lengthKinds() {
+        byte[] kinds = new byte[Math.max(WORD_LENGTHS.length, ANNOTATIONS.length + 1)];
+        for (int length = 0; length < WORD_LENGTHS.length; length++) {
+            kinds[length] = (byte) (WORD_LENGTHS[length] ? WORD : 0);
+        }
+        kinds[CODE.length] |= CODE_NAME;
+        kinds[ANNOTATIONS.length] |= ANNOTATIONS_NAME;
+        return kinds;
     }
 
     private static byte[][] encode(String[] words) {

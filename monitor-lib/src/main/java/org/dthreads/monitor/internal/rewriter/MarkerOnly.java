@@ -18,8 +18,17 @@ final class MarkerOnly {
     private static final byte[] MARKER = MonitorRewriter.REWRITTEN_DESCRIPTOR.getBytes(StandardCharsets.UTF_8);
     private static final byte[] ANNOTATIONS = "RuntimeVisibleAnnotations".getBytes(StandardCharsets.UTF_8);
     private static final int ACC_MODULE = 0x8000;
-    /** The newest class file version this ASM reads: a newer one goes to the rewriter, which skips it. */
-    static final int NEWEST_MAJOR = newestMajorVersion();
+    /** A class file version every ASM this agent is built with reads (Java 17's); see {@link Newest}. */
+    private static final int SURELY_READ_MAJOR = Opcodes.V17 & 0xFFFF;
+
+    /**
+     * The newest class file version this ASM reads: a newer one goes to the rewriter, which skips it. Found by
+     * reflection over {@code Opcodes} (a few milliseconds of interpreted reflection), so only when a class newer than
+     * {@link #SURELY_READ_MAJOR} arrives: none of most applications' do.
+     */
+    private static final class Newest {
+        static final int MAJOR = newestMajorVersion();
+    }
 
     private MarkerOnly() {}
 
@@ -27,7 +36,8 @@ final class MarkerOnly {
     static byte[] addMarker(ClassScan scan) {
         boolean addName = scan.annotationsNameIndex == 0;
         int newEntries = addName ? 2 : 1;
-        if (scan.needsRewriter() || (scan.access() & ACC_MODULE) != 0 || scan.majorVersion() > NEWEST_MAJOR
+        if (scan.needsRewriter() || (scan.access() & ACC_MODULE) != 0 || (scan.majorVersion() > SURELY_READ_MAJOR
+                && scan.majorVersion() > Newest.MAJOR)
                 || scan.constantPoolCount + newEntries > 0xFFFF) {
             return null;
         }

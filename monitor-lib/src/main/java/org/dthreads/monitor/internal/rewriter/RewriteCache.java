@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
@@ -155,8 +154,12 @@ final class RewriteCache {
     private MonitorRewriter.Result read(Path entry, byte[] input, ClassLoader loader) {
         byte[] data;
         try {
-            data = Files.readAllBytes(entry);
-        } catch (NoSuchFileException e) {
+            data = readFile(entry.toFile());
+        } catch (java.io.FileNotFoundException e) {
+            if (!entry.toFile().exists()) {
+                return null; // not cached (yet)
+            }
+            LOG.warn("cache-read", "dthreads: a cached class could not be read (" + e + "); it is rewritten instead");
             return null;
         } catch (IOException | RuntimeException e) {
             LOG.warn("cache-read", "dthreads: a cached class could not be read (" + e + "); it is rewritten instead");
@@ -194,6 +197,23 @@ final class RewriteCache {
             return new MonitorRewriter.Result(bytes, null, methods, blocks, calls, List.copyOf(unrewritable));
         } catch (IOException | RuntimeException e) {
             return null;
+        }
+    }
+
+    /**
+     * The whole file, through {@code java.io} rather than {@code Files.readAllBytes}: a start-up runs this interpreted,
+     * and the NIO channel set-up around the same two system calls cost about as much as the rest of a hit's check
+     * (issue 16).
+     */
+    private static byte[] readFile(java.io.File file) throws IOException {
+        try (java.io.RandomAccessFile in = new java.io.RandomAccessFile(file, "r")) {
+            long length = in.length();
+            if (length > Integer.MAX_VALUE - 16) {
+                throw new IOException("cache entry too large: " + length);
+            }
+            byte[] data = new byte[(int) length];
+            in.readFully(data); // entries are replaced whole, never written in place; the checksum covers the rest
+            return data;
         }
     }
 

@@ -88,6 +88,72 @@ class ClassScanCorpusTest {
         assertTrue(full >= 8, "the fixtures exercise the rewriter: " + full);
     }
 
+    /**
+     * Strings another transformer watches ({@link ClassScan#watch}) are answered from the scan's one pass: the same
+     * answers as a walk of the constant pool, for every class of two corpus jars and on the marked view; a scan made
+     * before a string was watched still answers it (by walking).
+     */
+    @Test
+    void watchedConstantsAreAnsweredAsTheConstantPoolHoldsThem() throws Exception {
+        ClassLoader loader = getClass().getClassLoader();
+        byte[] early = bytesOf(OnlySynchronizedMethod.class);
+        ClassScan before = ClassScan.of(early);
+        List<byte[]> watched = new ArrayList<>();
+        for (String s : new String[] {"java/lang/Object", "<init>", "Code", "serialVersionUID", "run", "()V",
+            "(Ljava/lang/String;Lorg/omg/CORBA/portable/InputStream;Lorg/omg/CORBA/portable/ResponseHandler;)"
+                    + "Lorg/omg/CORBA/portable/OutputStream;", "wait"}) {
+            byte[] utf8 = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            ClassScan.watch(utf8);
+            watched.add(utf8);
+        }
+        assertTrue(before.hasConstant("java/lang/Object".getBytes()), "a scan made before watch() walks");
+        List<String> wrong = new ArrayList<>();
+        int present = 0;
+        int absent = 0;
+        for (String anchor : new String[] {"org/h2/Driver.class", "org/mozilla/javascript/Context.class"}) {
+            try (JarFile jf = new JarFile(jarOf(loader.getResource(anchor)))) {
+                for (JarEntry entry : Collections.list(jf.entries())) {
+                    if (!entry.getName().endsWith(".class") || entry.getName().startsWith("META-INF/")) {
+                        continue;
+                    }
+                    byte[] bytes;
+                    try (InputStream in = jf.getInputStream(entry)) {
+                        bytes = in.readAllBytes();
+                    }
+                    ClassScan scan = ClassScan.of(bytes);
+                    byte[] marked = MonitorTransformer.markerOnly(bytes);
+                    ClassScan view = marked == null ? scan : ClassScan.of(marked);
+                    for (byte[] w : watched) {
+                        boolean expected = constantPoolHolds(bytes, w);
+                        if (scan.hasConstant(w) != expected || view.hasConstant(w) != expected) {
+                            wrong.add(entry.getName() + ": " + new String(w) + " expected " + expected);
+                        }
+                        if (expected) {
+                            present++;
+                        } else {
+                            absent++;
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), wrong.subList(0, Math.min(20, wrong.size())), wrong.size() + " wrong answers");
+        assertTrue(present > 1000 && absent > 1000, present + " present, " + absent + " absent");
+    }
+
+    /** Whether a Utf8 constant of the class equals {@code utf8}: the constant pool read with ASM's offsets. */
+    private static boolean constantPoolHolds(byte[] bytes, byte[] utf8) {
+        ClassReader reader = new ClassReader(bytes);
+        for (int i = 1; i < reader.getItemCount(); i++) {
+            int offset = reader.getItem(i);
+            if (offset > 0 && bytes[offset - 1] == 1 && reader.readUnsignedShort(offset) == utf8.length
+                    && java.util.Arrays.equals(bytes, offset + 2, offset + 2 + utf8.length, utf8, 0, utf8.length)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Test
     void aSynchronizedMethodWithoutMonitorInstructionsNeedsTheRewriter() throws Exception {
         byte[] bytes = bytesOf(OnlySynchronizedMethod.class);
