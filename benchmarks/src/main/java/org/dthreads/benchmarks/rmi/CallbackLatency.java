@@ -28,6 +28,6 @@ public final class CallbackLatency {
     private CallbackLatency() {}
 
     public static void main(String[] args) throws Exception {
-        CallbackPairs.run("", CallbackSite.class.getName(), List.of(INCLUDE), args);
+        CallbackPairs.run("", List.of(CallbackSite.class.getName()), List.of(INCLUDE), args);
     }
 }

@@ -15,14 +15,17 @@ import java.util.Random;
  * The paired run of the issue-18 callback benchmarks ({@link CallbackLatency} over JRMP,
  * {@code iiop.IiopCallbackLatency} over JacORB): two pairs of site JVMs on loopback, all with the agent, pair
  * <em>O</em> in {@code -Ddthreads.callbacks=original} mode and pair <em>T</em> in take-over mode (both take-over
- * for the A/A control). In each pair one JVM calls the other's {@code bounce} at depth 0 (a plain call) and
+ * for the A/A control). With {@code -Dbench.virtualCaller=true} on the driver (JDK 21 or later), the sites make their
+ * calls from virtual threads ({@link CallbackRuns}). At the end it prints where each caller's callbacks ran, and flags
+ * a pair whose callbacks did not run where its mode puts them. In each pair one JVM calls the other's {@code bounce} at depth 0 (a plain call) and
  * depth 1 (one callback hop); blocks of calls alternate between the pairs, order swapped every round, and the
  * table gives the median of the per-round differences O − T (µs) and ratios O / T with 95% bootstrap intervals.
  *
  * <p>A site JVM speaks a line protocol on its standard input and output: it prints {@code READY <endpoint>}
  * once it serves; {@code peer <endpoint>} makes it look the other site up ({@code OK}); {@code run <depth>
  * <calls>} makes it call the peer's {@code bounce} that often on its reading thread and print
- * {@code MEDIAN <ns>}; it ends when its input closes. Lines that start otherwise (logging) are skipped.
+ * {@code MEDIAN <ns>}; {@code where} makes it print {@code WHERE <on the calling thread> <elsewhere>}, the counts of
+ * {@code bounce}s it served by thread; it ends when its input closes. Lines that start otherwise (logging) are skipped.
  */
 public final class CallbackPairs {
 
@@ -35,14 +38,18 @@ public final class CallbackPairs {
         final PrintStream in;
         final String endpoint;
 
-        Jvm(String agent, List<String> jvmArgs, boolean original, String siteClass) throws IOException {
+        Jvm(String agent, List<String> jvmArgs, boolean original, List<String> site) throws IOException {
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-javaagent:" + agent));
             command.addAll(jvmArgs);
+            if (Boolean.getBoolean("bench.virtualCaller")) {
+                command.add("-Dbench.virtualCaller=true");
+            }
             if (original) {
                 command.add("-Ddthreads.callbacks=original");
             }
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), siteClass));
+            command.addAll(List.of("-cp", System.getProperty("java.class.path")));
+            command.addAll(site);
             process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
@@ -68,6 +75,13 @@ public final class CallbackPairs {
             return Double.parseDouble(expect("MEDIAN "));
         }
 
+        /** How many {@code bounce}s this site served on its calling thread, and elsewhere. */
+        long[] where() throws IOException {
+            in.println("where");
+            String[] counts = expect("WHERE ").split(" ");
+            return new long[] {Long.parseLong(counts[0]), Long.parseLong(counts[1])};
+        }
+
         @Override
         public void close() {
             in.close();
@@ -79,24 +93,25 @@ public final class CallbackPairs {
      * Runs the paired benchmark and prints its table.
      *
      * @param over what follows "Callbacks on the original thread" in the title ("" for JRMP)
-     * @param siteClass the main class of a site JVM (the line protocol above)
+     * @param site the main class of a site JVM (the line protocol above) and its arguments
      * @param jvmArgs extra arguments of every site JVM (before the mode)
-     * @param args the benchmark's command line: {@code [rounds] [callsPerBlock] [aa]}
+     * @param args the benchmark's command line: {@code [rounds] [callsPerBlock] [ot|aa]} (and the caller's own words)
      */
-    public static void run(String over, String siteClass, List<String> jvmArgs, String[] args) throws Exception {
+    public static void run(String over, List<String> site, List<String> jvmArgs, String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 30;
         int block = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
         boolean aa = args.length > 2 && args[2].equals("aa");
         String agent = "dthreads-agent/target/dthreads-agent.jar";
-        try (Jvm oCaller = new Jvm(agent, jvmArgs, !aa, siteClass); Jvm oCallee = new Jvm(agent, jvmArgs, !aa, siteClass);
-                Jvm tCaller = new Jvm(agent, jvmArgs, false, siteClass);
-                Jvm tCallee = new Jvm(agent, jvmArgs, false, siteClass)) {
+        try (Jvm oCaller = new Jvm(agent, jvmArgs, !aa, site); Jvm oCallee = new Jvm(agent, jvmArgs, !aa, site);
+                Jvm tCaller = new Jvm(agent, jvmArgs, false, site);
+                Jvm tCallee = new Jvm(agent, jvmArgs, false, site)) {
             oCaller.peer(oCallee);
             oCallee.peer(oCaller);
             tCaller.peer(tCallee);
             tCallee.peer(tCaller);
-            System.out.printf(Locale.ROOT, "Callbacks on the original thread%s%s: %d rounds x %d calls per pair and depth, JDK %s, %d cores%n",
-                    over, aa ? " (A/A: both pairs take-over)" : "", rounds, block, System.getProperty("java.version"),
+            System.out.printf(Locale.ROOT, "Callbacks on the original thread%s%s: %d rounds x %d calls per pair and depth, %s callers, JDK %s, %d cores%n",
+                    over, aa ? " (A/A: both pairs take-over)" : "", rounds, block,
+                    Boolean.getBoolean("bench.virtualCaller") ? "virtual" : "platform", System.getProperty("java.version"),
                     Runtime.getRuntime().availableProcessors());
             System.out.println("| call | take-over median (µs) | original median (µs) | difference (µs) | 95% CI | ratio | 95% CI |");
             System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
@@ -127,7 +142,20 @@ public final class CallbackPairs {
                         Table3.median(o) / 1000.0, Table3.median(diff), diffCi[0], diffCi[1], Table3.median(ratio),
                         ratioCi[0], ratioCi[1]);
             }
+            checkWhere("O", oCaller.where(), !aa);
+            checkWhere("T", tCaller.where(), false);
         }
+    }
+
+    /**
+     * Prints where the callbacks of a pair's caller ran, and a warning if that is not its mode's place: all on the
+     * calling thread in original mode, none in take-over mode (a benchmark jar built with a stale dthreads module
+     * measured take-over mode in both pairs).
+     */
+    private static void checkWhere(String pair, long[] where, boolean original) {
+        boolean right = original ? where[1] == 0 && where[0] > 0 : where[0] == 0;
+        System.out.printf(Locale.ROOT, "Pair %s (%s): %d callbacks ran on the calling thread, %d elsewhere%s%n", pair,
+                original ? "original" : "take-over", where[0], where[1], right ? "" : "  <-- WRONG for the mode: not measuring it");
     }
 
     /**

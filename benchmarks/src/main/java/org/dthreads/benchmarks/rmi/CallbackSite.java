@@ -8,22 +8,24 @@ import java.rmi.RemoteException;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.registry.Registry;
 import java.rmi.server.UnicastRemoteObject;
-import java.util.Locale;
 import org.dthreads.benchmarks.rmi.twinned.Bounce;
 
 /**
  * One JVM of {@link CallbackLatency}: exports a {@link Bounce}, prints {@code READY <registry port>}, then obeys
  * its standard input: {@code peer <port>} looks the other JVM's object up; {@code run <depth> <calls>} makes
  * {@code calls} calls {@code peer.bounce(self, depth)} on this (the reading) thread and prints
- * {@code MEDIAN <ns>}. Ends when its input closes.
+ * {@code MEDIAN <ns>} (on a virtual thread with {@code -Dbench.virtualCaller=true}: {@link CallbackRuns});
+ * {@code where} prints where the {@code bounce}s served here ran. Ends when its input closes.
  */
 public final class CallbackSite implements Bounce {
 
+    private final CallbackRuns runs = new CallbackRuns();
     private Bounce self;
     private int sink;
 
     @Override
     public int bounce(Bounce back, int depth) throws RemoteException {
+        runs.served();
         return depth == 0 ? ++sink : back.bounce(self, depth - 1) + 1;
     }
 
@@ -48,13 +50,16 @@ public final class CallbackSite implements Bounce {
                 System.out.println("OK");
             } else if (words[0].equals("run")) {
                 int depth = Integer.parseInt(words[1]);
-                long[] nanos = new long[Integer.parseInt(words[2])];
-                for (int i = 0; i < nanos.length; i++) {
-                    long t0 = System.nanoTime();
-                    peer.bounce(site.self, depth);
-                    nanos[i] = System.nanoTime() - t0;
-                }
-                System.out.println(String.format(Locale.ROOT, "MEDIAN %.1f", Table3.median(nanos)));
+                Bounce target = peer;
+                System.out.println(site.runs.run(() -> {
+                    try {
+                        target.bounce(site.self, depth);
+                    } catch (RemoteException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, Integer.parseInt(words[2])));
+            } else if (words[0].equals("where")) {
+                System.out.println(site.runs.where());
             }
             System.out.flush();
         }

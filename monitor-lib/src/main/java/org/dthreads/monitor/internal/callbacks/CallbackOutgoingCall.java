@@ -4,10 +4,6 @@ import java.lang.reflect.Method;
 import java.rmi.Remote;
 import java.rmi.server.RemoteRef;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.dthreads.ClassScope;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
@@ -21,7 +17,8 @@ import org.dthreads.internal.RateLimitedLog;
  * reading the reply (iiop-adapter's fast paths: the ORBs keep per-thread state around the rest).
  *
  * <h2>Concurrency</h2>
- * The helpers are a cached pool of daemon threads (one per call in flight; idle ones end after 30 s); a helper
+ * The helpers ({@link CallHelpers}) are virtual threads for a virtual caller, else a cached pool of daemon
+ * threads (one per call in flight; idle ones end after 30 s); a helper
  * touches only the call's own arguments and its {@link CallbackReply}, and runs with the caller's context class
  * loader (RMI and the ORBs resolve classes of the reply through it) and bound to the caller's class. The mailbox
  * is opened by the outermost such call of a thread and closed in its {@code finally}, so it lives exactly while the
@@ -35,13 +32,6 @@ import org.dthreads.internal.RateLimitedLog;
 public final class CallbackOutgoingCall {
 
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(CallbackOutgoingCall.class);
-    private static final AtomicInteger HELPER_NUMBER = new AtomicInteger();
-    private static final ThreadPoolExecutor HELPERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), task -> {
-                Thread t = new Thread(task, "dthreads-call-" + HELPER_NUMBER.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
 
     private CallbackOutgoingCall() {}
 
@@ -82,7 +72,7 @@ public final class CallbackOutgoingCall {
             CallbackReply reply = new CallbackReply(Thread.currentThread());
             ClassLoader loader = Thread.currentThread().getContextClassLoader();
             try {
-                HELPERS.execute(() -> callOnHelper(call, threadClass, loader, reply));
+                CallHelpers.start(() -> callOnHelper(call, threadClass, loader, reply));
             } catch (RejectedExecutionException | OutOfMemoryError noHelper) {
                 LOG.warn("no-call-helper", "dthreads: no helper thread for an outgoing call (" + noHelper
                         + "); calling on the calling thread, whose callbacks then run in take-over mode");
