@@ -1,6 +1,5 @@
 package org.dthreads.monitor.internal.callbacks;
 
-import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.concurrent.SynchronousQueue;
@@ -8,6 +7,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.dthreads.monitor.internal.ThreadKinds;
 
 /**
  * The helper threads that make outgoing calls for waiting callers ({@link CallbackOutgoingCall}): a virtual thread
@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * cost no 1,000 platform threads; a platform caller keeps a platform helper (no virtual-thread scheduler in the
  * way of its reply).
  *
- * <p>The code is compiled for Java 17: {@code Thread.isVirtual()} and {@code Thread.ofVirtual()} are reached through
- * method handles looked up once; on JDK 17 to 20 they are absent and every helper is a platform thread.
+ * <p>The code is compiled for Java 17: {@code Thread.ofVirtual()} is reached through method handles looked up once
+ * ({@code Thread.isVirtual()} through {@link ThreadKinds}); on JDK 17 to 20 they are absent and every helper is a platform thread.
  *
  * <h2>Concurrency</h2>
  * Stateless but for the pool ({@code ThreadPoolExecutor}: one daemon thread per call in flight, idle ones end
@@ -32,29 +32,23 @@ final class CallHelpers {
                 t.setDaemon(true);
                 return t;
             });
-    /** {@code Thread.isVirtual()} as {@code (Thread)boolean}; null before JDK 21. */
-    private static final MethodHandle IS_VIRTUAL;
     /** {@code Thread.ofVirtual().name("dthreads-call-v", 1).factory()}; null before JDK 21. */
     private static final ThreadFactory VIRTUAL;
 
     static {
-        MethodHandle isVirtual = null;
         ThreadFactory virtual = null;
         try {
             MethodHandles.Lookup lookup = MethodHandles.publicLookup();
             Class<?> builder = Class.forName("java.lang.Thread$Builder");
             Class<?> ofVirtual = Class.forName("java.lang.Thread$Builder$OfVirtual");
-            isVirtual = lookup.findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
             Object b = lookup.findStatic(Thread.class, "ofVirtual", MethodType.methodType(ofVirtual)).invoke();
             b = lookup.findVirtual(builder, "name", MethodType.methodType(builder, String.class, long.class))
                     .invoke(b, "dthreads-call-v", 1L);
             virtual = (ThreadFactory) lookup.findVirtual(builder, "factory", MethodType.methodType(ThreadFactory.class))
                     .invoke(b);
         } catch (Throwable beforeJdk21) { // ClassNotFound, NoSuchMethod: platform helpers only
-            isVirtual = null;
             virtual = null;
         }
-        IS_VIRTUAL = isVirtual;
         VIRTUAL = virtual;
     }
 
@@ -75,13 +69,6 @@ final class CallHelpers {
 
     /** Whether {@code t} is a virtual thread (false before JDK 21). */
     static boolean isVirtual(Thread t) {
-        if (IS_VIRTUAL == null) {
-            return false;
-        }
-        try {
-            return (boolean) IS_VIRTUAL.invokeExact(t);
-        } catch (Throwable cannot) { // isVirtual() throws nothing
-            return false;
-        }
+        return VIRTUAL != null && ThreadKinds.isVirtual(t);
     }
 }

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.dthreads.ThreadClass;
+import org.dthreads.monitor.internal.ThreadKinds;
 
 /**
  * A thread dump that reads like {@code jstack -l}'s, with the emulated monitors shown the way the JVM shows its
@@ -213,27 +214,8 @@ final class ThreadDumpText {
         }
 
         static Dumped of(Thread t) {
-            return new Dumped(t.getName(), t.getId(), t.isDaemon(), isVirtual(t), t.getState(), t.getStackTrace(), null);
-        }
-    }
-
-    /** {@code Thread.isVirtual()} on JDK 21+ (this code is compiled for 17); false before. */
-    private static boolean isVirtual(Thread t) {
-        try {
-            return IS_VIRTUAL != null && (boolean) IS_VIRTUAL.invokeExact(t);
-        } catch (Throwable e) {
-            return false;
-        }
-    }
-
-    private static final java.lang.invoke.MethodHandle IS_VIRTUAL = isVirtualHandle();
-
-    private static java.lang.invoke.MethodHandle isVirtualHandle() {
-        try {
-            return java.lang.invoke.MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
-                    java.lang.invoke.MethodType.methodType(boolean.class));
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null; // JDK 17-20: no virtual threads
+            return new Dumped(t.getName(), t.getId(), t.isDaemon(), ThreadKinds.isVirtual(t), t.getState(),
+                    t.getStackTrace(), null);
         }
     }
 
