@@ -101,16 +101,13 @@ final class InterruptRouting {
             if (interruptWaitOf(cls, null)) {
                 return;
             }
-            if (suspended.classInterruptPending.compareAndSet(false, true)) {
-                PENDING_CLASS_INTERRUPTS.incrementAndGet();
-            }
+            keepClassInterrupt(suspended);
             Object target = suspended.outgoingTarget;
             if (target != null) {
                 forwardAsync(suspended, target, cls);
             }
-            if (!SUSPENDED.containsKey(t) && suspended.classInterruptPending.compareAndSet(true, false)) {
+            if (!SUSPENDED.containsKey(t) && takeKeptInterrupt(suspended)) {
                 // the call returned meanwhile: deliver to the thread itself
-                PENDING_CLASS_INTERRUPTS.decrementAndGet();
                 t.interrupt();
             }
         } catch (Throwable e) {
@@ -142,9 +139,8 @@ final class InterruptRouting {
         try {
             FORWARDERS.execute(() -> {
                 try {
-                    if (forward(target, cls, INTERRUPT_HOPS) == DELIVERED
-                            && suspended.classInterruptPending.compareAndSet(true, false)) {
-                        PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                    if (forward(target, cls, INTERRUPT_HOPS) == DELIVERED) {
+                        takeKeptInterrupt(suspended);
                     }
                 } finally {
                     done.countDown();
@@ -242,14 +238,35 @@ final class InterruptRouting {
                 + " here serves a call chain; a remote interrupt reaches only those, never the class's home thread");
     }
 
+    /**
+     * Keeps an interrupt for {@code a}'s class: sets its flag, then raises {@link #PENDING_CLASS_INTERRUPTS} (in that
+     * order, see {@link InterruptStatus}). Interrupts coalesce: one already kept stays one.
+     */
+    static void keepClassInterrupt(Actor a) {
+        if (a.classInterruptPending.compareAndSet(false, true)) {
+            PENDING_CLASS_INTERRUPTS.incrementAndGet();
+        }
+    }
+
+    /**
+     * Takes the interrupt kept for {@code a}'s class, if any: clears its flag, then lowers
+     * {@link #PENDING_CLASS_INTERRUPTS}; true if one was kept (the caller delivers it, or it was delivered elsewhere).
+     */
+    static boolean takeKeptInterrupt(Actor a) {
+        if (a.classInterruptPending.compareAndSet(true, false)) {
+            PENDING_CLASS_INTERRUPTS.decrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
     /** Takes an interrupt kept for {@code cls} (see {@link #interrupt}); true if there was one. */
     static boolean takeClassInterrupt(long cls) {
         if (PENDING_CLASS_INTERRUPTS.get() == 0) {
             return false;
         }
         for (Actor a : SUSPENDED.values()) {
-            if (a.outgoingClass == cls && a.classInterruptPending.compareAndSet(true, false)) {
-                PENDING_CLASS_INTERRUPTS.decrementAndGet();
+            if (a.outgoingClass == cls && takeKeptInterrupt(a)) {
                 return true;
             }
         }
@@ -313,8 +330,7 @@ final class InterruptRouting {
                         // wait down the chain took the interrupt before deciding to keep it here (bounded)
                         awaitUninterruptibly(forward, 10);
                     }
-                    if (me.classInterruptPending.compareAndSet(true, false)) {
-                        PENDING_CLASS_INTERRUPTS.decrementAndGet();
+                    if (takeKeptInterrupt(me)) {
                         Thread.currentThread().interrupt(); // nobody of the class waited meanwhile: it is ours
                     }
                 } finally {

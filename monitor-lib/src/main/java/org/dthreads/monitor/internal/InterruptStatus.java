@@ -27,7 +27,7 @@ import org.dthreads.internal.KernelLink;
  * <h2>What guards what, cost</h2>
  * No state of its own: it reads {@link InterruptRouting#SUSPENDED} and the actors' atomic
  * {@code classInterruptPending} flags, and takes a kept interrupt only by flipping a flag true -> false (the
- * same rule as {@link InterruptRouting#takeClassInterrupt}), then decrements
+ * same rule as {@link InterruptRouting#takeKeptInterrupt}), then decrements
  * {@link InterruptRouting#PENDING_CLASS_INTERRUPTS}. When that count is 0 (no interrupt kept anywhere on this
  * site) both operations are the JDK's plus one volatile read. The count is raised after the flag is set and
  * lowered after it is cleared, so a reader that sees 0 while an interrupt is being kept orders itself before
@@ -112,9 +112,7 @@ public final class InterruptStatus {
         if (a == null) {
             return false;
         }
-        if (a.classInterruptPending.compareAndSet(false, true)) {
-            InterruptRouting.PENDING_CLASS_INTERRUPTS.incrementAndGet();
-        }
+        InterruptRouting.keepClassInterrupt(a);
         return true;
     }
 
@@ -124,19 +122,14 @@ public final class InterruptStatus {
      */
     public static boolean takeBackOwn() {
         Actor a = InterruptRouting.SUSPENDED.get(Thread.currentThread());
-        if (a != null && a.classInterruptPending.compareAndSet(true, false)) {
-            InterruptRouting.PENDING_CLASS_INTERRUPTS.decrementAndGet();
-            return true;
-        }
-        return false;
+        return a != null && InterruptRouting.takeKeptInterrupt(a);
     }
 
     /** Takes every interrupt kept for {@code cls} on this site; true if there was one. */
     static boolean takeAllKeptFor(long cls) {
         boolean took = false;
         for (Actor a : InterruptRouting.SUSPENDED.values()) {
-            if (a.outgoingClass == cls && a.classInterruptPending.compareAndSet(true, false)) {
-                InterruptRouting.PENDING_CLASS_INTERRUPTS.decrementAndGet();
+            if (a.outgoingClass == cls && InterruptRouting.takeKeptInterrupt(a)) {
                 took = true;
             }
         }
