@@ -222,24 +222,21 @@ public final class GiopRecorder implements AutoCloseable {
         }
 
         public int ulong() {
-            align(4);
-            int v = 0;
-            for (int i = 0; i < 4; i++) {
-                int x = b[pos + (little ? 3 - i : i)] & 0xFF;
-                v = (v << 8) | x;
-            }
-            pos += 4;
-            return v;
+            return (int) aligned(4);
         }
 
         public long longlong() {
-            align(8);
+            return aligned(8);
+        }
+
+        /** An aligned {@code size}-byte unsigned integer in the message's byte order. */
+        private long aligned(int size) {
+            align(size);
             long v = 0;
-            for (int i = 0; i < 8; i++) {
-                long x = b[pos + (little ? 7 - i : i)] & 0xFF;
-                v = (v << 8) | x;
+            for (int i = 0; i < size; i++) {
+                v = (v << 8) | (b[pos + (little ? size - 1 - i : i)] & 0xFF);
             }
-            pos += 8;
+            pos += size;
             return v;
         }
 
