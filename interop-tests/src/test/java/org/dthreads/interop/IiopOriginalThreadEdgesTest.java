@@ -87,7 +87,7 @@ class IiopOriginalThreadEdgesTest {
         awaitEvent(a, "callback 1 starts on T-replyDuringCallback");
         assertEquals(1, frames(a, REPLY_PENDING), "T's own call is pending while it runs the callback");
         b.run("release", "reply");
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(() -> frames(a, REPLY_PENDING) == 0);
+        awaitFrames(a, REPLY_PENDING, 0);
         a.run("mark", "own reply arrived"); // T's reply has completed; T still runs the callback
         assertEquals("running", a.run("peek", "T-replyDuringCallback"));
         a.run("release", "callback");
@@ -175,9 +175,9 @@ class IiopOriginalThreadEdgesTest {
         awaitEvent(a, "callback 1 starts on T-burst (1 running)");
         assertEquals(1, frames(a, HANDED), "callback 1's ORB thread waits for T");
         b.run("send", "2");
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(() -> frames(a, HANDED) == 2);
+        awaitFrames(a, HANDED, 2);
         b.run("send", "3");
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(() -> frames(a, HANDED) == 3);
+        awaitFrames(a, HANDED, 3);
         assertFalse(a.run("events").contains("callback 2 starts"), "callback 2 queues behind callback 1");
         a.run("release", "gate");
         assertEquals("B got: callback 1 done, callback 2 done, callback 3 done; T-burst's status false",
@@ -219,13 +219,22 @@ class IiopOriginalThreadEdgesTest {
     }
 
     private static void awaitEvent(Site site, String event) {
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(() -> site.run("events").contains(event));
+        awaitUntil(() -> site.run("events").contains(event));
     }
 
     /** Some class waits in {@code wait()} on an emulated monitor of {@code site}. */
     private static void awaitWaiterAt(Site site) {
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(50))
-                .until(() -> site.monitorDump().matches("(?s).*waiting: \\[[^\\]]+\\].*"));
+        awaitUntil(() -> site.monitorDump().matches("(?s).*waiting: \\[[^\\]]+\\].*"));
+    }
+
+    /** Exactly {@code count} threads of {@code site} are in {@code frame}. */
+    private static void awaitFrames(Site site, String frame, int count) {
+        awaitUntil(() -> frames(site, frame) == count);
+    }
+
+    /** The test's one way of waiting: bounded, polled every 50 ms (each poll asks a site). */
+    private static void awaitUntil(java.util.concurrent.Callable<Boolean> condition) {
+        await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(condition);
     }
 
     /** How many threads of {@code site} are in {@code frame}. */
