@@ -20,7 +20,18 @@ public final class WorkloadJvm {
 
     private WorkloadJvm() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run(args);
+        } catch (Throwable t) {
+            t.printStackTrace();
+            // a failed run must end the JVM too: a workload's non-daemon threads (a Derby client still running,
+            // a pool) would otherwise keep it alive, and the parent waiting for it
+            System.exit(1);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         RealWorkload workload = RealWorkload.named(args[0]);
         int size = args.length > 1 ? Integer.parseInt(args[1]) : workload.defaultSize;
         int warmup = args.length > 2 ? Integer.parseInt(args[2]) : workload.warmupRounds;
