@@ -40,8 +40,9 @@ import org.omg.PortableServer.Servant;
  * <h2>Peer</h2>
  * A portable skeleton cannot see the client's address. On JacORB and the GlassFish ORB the response handler
  * is the ORB's request object, whose connection has the socket: the peer passed to {@code serve} is then
- * {@code "iiop /127.0.0.1:40422"} (found by reflection on public methods, cached per handler class); on
- * other ORBs, or if that fails, it is the site of the request's thread class ({@code "iiop site 0000002a"}).
+ * {@code "iiop /127.0.0.1:40422"} (found by reflection on public methods, per request: the operation is a
+ * network round trip already); on other ORBs, or if that fails, it is the site of the request's thread class
+ * ({@code "iiop site 0000002a"}).
  */
 public final class MonitorRequests implements MonitorRequestHook.Server {
 
