@@ -40,7 +40,7 @@ public final class PairedJvms {
 
     /** What one child JVM reported. */
     record Run(boolean agent, boolean ok, long digest, double roundMs, double wallMs, double gcPauseMs,
-            int gcPauses, long gcMsTimed, double roundCpuMs, double allocMb, double metaspaceMb,
+            int gcPauses, long gcMsTimed, int gcCountTimed, double roundCpuMs, double allocMb, double metaspaceMb,
             int metadataCycles, String failure) {}
 
     private PairedJvms() {}
@@ -123,6 +123,7 @@ public final class PairedJvms {
         row("GC pause total, ms (-Xlog:gc)", plain, withAgent, Run::gcPauseMs);
         row("GC pauses, count", plain, withAgent, r -> r.gcPauses());
         row("GC time in timed rounds, ms (JMX)", plain, withAgent, r -> r.gcMsTimed());
+        row("collections in timed rounds (JMX)", plain, withAgent, r -> r.gcCountTimed());
         row("heap allocated per timed round, MB", plain, withAgent, Run::allocMb);
         row("metaspace used after the last round, MB", plain, withAgent, Run::metaspaceMb);
         row("concurrent cycles started by the metaspace threshold", plain, withAgent, r -> r.metadataCycles());
@@ -198,13 +199,13 @@ public final class PairedJvms {
                 List<String> errLines = Files.readAllLines(err).stream()
                         .filter(l -> !l.startsWith("\tat ") && !l.startsWith("\t...")).toList();
                 String tail = String.join(" | ", errLines.subList(Math.max(0, errLines.size() - 5), errLines.size()));
-                return new Run(agent != null, false, 0, 0, wallMs, gc[0], (int) gc[1], 0, 0, 0, 0, (int) gc[2],
+                return new Run(agent != null, false, 0, 0, wallMs, gc[0], (int) gc[1], 0, 0, 0, 0, 0, (int) gc[2],
                         "exit " + status + "; " + out.lines().filter(l -> l.startsWith("error")).findFirst().orElse("")
                                 + " stderr: " + tail);
             }
             return new Run(agent != null, true, Long.parseLong(m.group(1)), Double.parseDouble(m.group(2)), wallMs,
-                    gc[0], (int) gc[1], Long.parseLong(m.group(3)), optional(m.group(5)), optional(m.group(6)),
-                    optional(m.group(7)), (int) gc[2], null);
+                    gc[0], (int) gc[1], Long.parseLong(m.group(3)), Integer.parseInt(m.group(4)), optional(m.group(5)),
+                    optional(m.group(6)), optional(m.group(7)), (int) gc[2], null);
         } finally {
             Files.deleteIfExists(gcLog);
             Files.deleteIfExists(err);
