@@ -27,6 +27,14 @@ package org.dthreads.monitor.internal.jfr;
  * Never throws: the hooks sit inside monitor operations that must not fail part-way. A JDK without the
  * {@code jdk.jfr} module (a jlink image) or any error in JFR turns the events off for good. {@link #off} is a
  * plain static written once from false to true: a thread that reads it late only tries once more.
+ *
+ * <h2>Footprint</h2>
+ * Nothing touches an event class until the JVM's flight recorder is initialized (a recording started by
+ * {@code -XX:StartFlightRecording}, {@code jcmd JFR.start} or the API): the first {@code jdk.jfr.Event} subclass
+ * a JVM loads brings in about 280 classes and 1.3 MB of metaspace (JFR's metadata and annotation proxies), enough
+ * to push an application over the first metaspace GC threshold (21 MB), whose concurrent cycle then shrinks G1's
+ * heap and multiplies the young collections (issue 16, Derby; {@code docs/benchmarks.md}).
+ * {@code FlightRecorder.isInitialized()} loads only that one class, and once it answers true it stays true.
  */
 public final class MonitorEvents {
     private static boolean off;
@@ -39,7 +47,7 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled (then the other arguments are never needed)
      */
     public static Object enterBlocked() {
-        return begin(MonitorEnterEvent::new);
+        return recorderStarted() ? begin(MonitorEnterEvent::new) : null;
     }
 
     /**
@@ -94,7 +102,20 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled
      */
     public static Object waitBegins() {
-        return begin(MonitorWaitEvent::new);
+        return recorderStarted() ? begin(MonitorWaitEvent::new) : null;
+    }
+
+    /** Whether an event could be enabled at all: false before the first recording, and when off. */
+    private static boolean recorderStarted() {
+        if (off) {
+            return false;
+        }
+        try {
+            return jdk.jfr.FlightRecorder.isInitialized();
+        } catch (Throwable t) {
+            off = true;
+            return false;
+        }
     }
 
     /** A new event, begun, or null if off or not enabled; a failure turns the events off. */
@@ -158,7 +179,7 @@ public final class MonitorEvents {
      * @param text    the cycle as the report prints it
      */
     public static void deadlock(int classes, int sites, String text) {
-        if (off) {
+        if (!recorderStarted()) {
             return;
         }
         try {
