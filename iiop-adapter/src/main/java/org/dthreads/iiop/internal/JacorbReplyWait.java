@@ -62,7 +62,9 @@ public final class JacorbReplyWait {
         try {
             for (;;) {
                 try {
-                    return h.original.invoke(placeholder, policyTimeout);
+                    Object in = h.original.invoke(placeholder, policyTimeout);
+                    wait.runQueued(); // callbacks first, as in the mailbox's wait: none queued stays behind
+                    return in;
                 } catch (RuntimeException e) {
                     if (e != CALLBACK_QUEUED) {
                         throw e;
