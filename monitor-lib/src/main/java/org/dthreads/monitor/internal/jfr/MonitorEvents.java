@@ -1,5 +1,8 @@
 package org.dthreads.monitor.internal.jfr;
 
+import java.util.concurrent.atomic.AtomicInteger;
+import org.dthreads.monitor.internal.ThreadKinds;
+
 /**
  * The JFR events of the emulated monitors ({@code org.dthreads.MonitorEnter}, {@code org.dthreads.MonitorWait},
  * {@code org.dthreads.Deadlock}), behind JDK types so the runtime's hooks need no {@code jdk.jfr} type.
@@ -35,8 +38,26 @@ package org.dthreads.monitor.internal.jfr;
  * to push an application over the first metaspace GC threshold (21 MB), whose concurrent cycle then shrinks G1's
  * heap and multiplies the young collections (issue 16, Derby; {@code docs/benchmarks.md}).
  * {@code FlightRecorder.isInitialized()} loads only that one class, and once it answers true it stays true.
+ *
+ * <h2>Loading the event classes</h2>
+ * Loading an event class makes JFR instrument it (class-file transformation) and register it; a virtual thread
+ * doing that, or waiting for another thread's class initialization, pins its carrier (JDK 21 to 25), so with
+ * thousands of virtual threads blocking at once right after a recording starts, the first enter events would
+ * pin several carriers. So the classes are loaded once, by the first thread that finds the recorder started: a
+ * platform thread loads them itself (its own event is then recorded), a virtual thread hands the loading to a new
+ * platform daemon thread and records nothing meanwhile, nor does any thread while the loading runs: an event is
+ * lost in that window, never a carrier. {@link #CLASSES} goes {@code UNLOADED -> LOADING} by CAS (one loader) and
+ * then to {@code LOADED} by a volatile write after every class is initialized; a thread that reads {@code LOADED}
+ * therefore finds the classes initialized and never waits for their initialization. The events are created by
+ * {@code new}, not through a method reference, so no call site links a lambda on a virtual thread either.
  */
 public final class MonitorEvents {
+    private static final int UNLOADED = 0;
+    private static final int LOADING = 1;
+    private static final int LOADED = 2;
+    /** The event classes: {@code UNLOADED}, {@code LOADING} or {@code LOADED} (see above). */
+    private static final AtomicInteger CLASSES = new AtomicInteger(UNLOADED);
+
     private static boolean off;
 
     private MonitorEvents() {}
@@ -47,7 +68,20 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled (then the other arguments are never needed)
      */
     public static Object enterBlocked() {
-        return recorderStarted() ? begin(MonitorEnterEvent::new) : null;
+        if (!eventsReady()) {
+            return null;
+        }
+        try {
+            MonitorEnterEvent e = new MonitorEnterEvent();
+            if (!e.isEnabled()) {
+                return null;
+            }
+            e.begin();
+            return e;
+        } catch (Throwable t) {
+            off = true;
+            return null;
+        }
     }
 
     /**
@@ -102,29 +136,11 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled
      */
     public static Object waitBegins() {
-        return recorderStarted() ? begin(MonitorWaitEvent::new) : null;
-    }
-
-    /** Whether an event could be enabled at all: false before the first recording, and when off. */
-    private static boolean recorderStarted() {
-        if (off) {
-            return false;
-        }
-        try {
-            return jdk.jfr.FlightRecorder.isInitialized();
-        } catch (Throwable t) {
-            off = true;
-            return false;
-        }
-    }
-
-    /** A new event, begun, or null if off or not enabled; a failure turns the events off. */
-    private static Object begin(java.util.function.Supplier<? extends jdk.jfr.Event> factory) {
-        if (off) {
+        if (!eventsReady()) {
             return null;
         }
         try {
-            jdk.jfr.Event e = factory.get();
+            MonitorWaitEvent e = new MonitorWaitEvent();
             if (!e.isEnabled()) {
                 return null;
             }
@@ -133,6 +149,52 @@ public final class MonitorEvents {
         } catch (Throwable t) {
             off = true;
             return null;
+        }
+    }
+
+    /**
+     * Whether events can be recorded now: a recording has started and the event classes are loaded (see "Loading
+     * the event classes"); false when off.
+     */
+    private static boolean eventsReady() {
+        if (off) {
+            return false;
+        }
+        int state = CLASSES.get();
+        if (state == LOADED) {
+            return true;
+        }
+        if (state == LOADING) {
+            return false;
+        }
+        try {
+            if (!jdk.jfr.FlightRecorder.isInitialized() || !CLASSES.compareAndSet(UNLOADED, LOADING)) {
+                return false;
+            }
+            if (!ThreadKinds.isVirtual(Thread.currentThread())) {
+                loadEventClasses();
+                return !off;
+            }
+            Thread loader = new Thread(MonitorEvents::loadEventClasses, "dthreads-jfr-events");
+            loader.setDaemon(true);
+            loader.start();
+            return false;
+        } catch (Throwable t) {
+            off = true;
+            return false;
+        }
+    }
+
+    /** Loads and initializes every event class (JFR instruments and registers them), then publishes LOADED. */
+    private static void loadEventClasses() {
+        try {
+            ClassLoader loader = MonitorEvents.class.getClassLoader();
+            for (Class<?> c : new Class<?>[] {MonitorEnterEvent.class, MonitorWaitEvent.class, DeadlockEvent.class}) {
+                Class.forName(c.getName(), true, loader);
+            }
+            CLASSES.set(LOADED);
+        } catch (Throwable t) {
+            off = true;
         }
     }
 
@@ -179,7 +241,7 @@ public final class MonitorEvents {
      * @param text    the cycle as the report prints it
      */
     public static void deadlock(int classes, int sites, String text) {
-        if (!recorderStarted()) {
+        if (!eventsReady()) {
             return;
         }
         try {
