@@ -1,6 +1,5 @@
 package org.dthreads.monitor.internal;
 
-import java.lang.invoke.VarHandle;
 import org.dthreads.monitor.Monitors;
 import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Expect;
@@ -23,7 +22,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 @State
 public class ThinCopyVersusAcquireStress {
 
-    static final VarHandle SLOT = MonitorSlots.slotOf(new SlottedObject());
+    static final MonitorSlots.Slot SLOT = MonitorSlots.slotOf(new SlottedObject());
 
     final SlottedObject original = new SlottedObject();
     final SlottedObject copy = new SlottedObject();

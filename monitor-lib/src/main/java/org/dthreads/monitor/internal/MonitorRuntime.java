@@ -101,7 +101,7 @@ public final class MonitorRuntime {
         if (c.key == key) {
             m = c.monitor;
         } else {
-            java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+            MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
             if (slot == null) {
                 m = bindForEnter(me, key);
             } else if (MonitorSlots.THIN && ThinLock.tryEnter(slot, key, me, cls)) {
@@ -179,7 +179,7 @@ public final class MonitorRuntime {
             if (c.key == key) {
                 m = c.monitor;
             } else {
-                java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+                MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
                 if (slot == null) {
                     m = TABLE.get(key);
                 } else if (MonitorSlots.THIN && ThinLock.tryExit(slot, key, me, cls)) {
@@ -353,7 +353,7 @@ public final class MonitorRuntime {
         if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
             throw unsettled();
         }
-        java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+        MonitorSlots.Slot thin = MonitorSlots.thinSlotOf(key);
         ThinLock t = thin == null ? null : MonitorSlots.thinValue(thin, key);
         if (t != null && t.hold.isActive(me, cls) && ThinLock.isGenuine(t, key)) {
             return; // our thin hold: nobody waits on a monitor that was never inflated
@@ -387,7 +387,7 @@ public final class MonitorRuntime {
             LostExits.settleQuietly();
         }
         long cls = KernelLink.currentClass();
-        java.lang.invoke.VarHandle thin = MonitorSlots.thinSlotOf(key);
+        MonitorSlots.Slot thin = MonitorSlots.thinSlotOf(key);
         ThinLock t = thin == null ? null : MonitorSlots.thinValue(thin, key);
         if (t != null) {
             return t.hold.threadClass == cls && ThinLock.isGenuine(t, key);

@@ -27,8 +27,8 @@ import java.util.function.Function;
  * acquire read, so a monitor seen in a slot is fully constructed, {@link Monitor#slotOwner} included. A slot
  * copied with its object ({@code Object.clone}, a library copying fields) holds the original's monitor: its
  * {@code slotOwner} is not the object, so it counts as empty and the first install replaces it (CAS from the
- * copied value), so two objects never share a monitor. The per-class {@link VarHandle}s live in a
- * {@link ClassValue}: computed once per class, no lock on the lookup path.
+ * copied value), so two objects never share a monitor. The per-class {@link Slot}s (the field's
+ * {@link VarHandle} and offset) live in a {@link ClassValue}: computed once per class, no lock on the lookup path.
  *
  * <h2>Who uses it</h2>
  * {@link MonitorTable#get}, {@link MonitorTable#getOrCreate} and {@link MonitorRuntime#enter} look here first,
@@ -47,25 +47,30 @@ final class MonitorSlots {
     static final boolean ENABLED = enabled("dthreads.monitor.slots");
     static final boolean THIN = ENABLED && enabled("dthreads.monitor.thin");
 
-    private static final Slot NONE = new Slot(null);
+    /** A class's slot, or {@link #NONE}: {@link ClassValue} has no "absent" value. */
+    private static final Slot NONE = new Slot(null, -1);
 
     private static final ClassValue<Slot> SLOTS = new ClassValue<>() {
         @Override
         protected Slot computeValue(Class<?> type) {
-            VarHandle h = ENABLED ? topmostSlot(type) : null;
-            return h == null ? NONE : new Slot(h);
+            Slot s = ENABLED ? topmostSlot(type) : null;
+            return s == null ? NONE : s;
         }
     };
 
     private MonitorSlots() {}
 
-    /** The handle of {@code key}'s slot, or null if its class has none (then the table holds its monitor). */
-    static VarHandle slotOf(Object key) {
-        return key instanceof Class<?> ? null : SLOTS.get(key.getClass()).handle;
+    /** {@code key}'s slot, or null if its class has none (then the table holds its monitor). */
+    static Slot slotOf(Object key) {
+        return key instanceof Class<?> ? null : present(SLOTS.get(key.getClass()));
     }
 
-    /** The handle of {@code key}'s slot if its monitor may be thin ({@link ThinLock}), else null. */
-    static VarHandle thinSlotOf(Object key) {
+    private static Slot present(Slot s) {
+        return s == NONE ? null : s;
+    }
+
+    /** {@code key}'s slot if its monitor may be thin ({@link ThinLock}), else null. */
+    static Slot thinSlotOf(Object key) {
         return THIN ? slotOf(key) : null;
     }
 
@@ -74,7 +79,7 @@ final class MonitorSlots {
      * value). A thin value is inflated first: the callers (exit and wait of a hold that is not thin any more, notify
      * for another actor, lost exits) need the monitor.
      */
-    static Monitor get(VarHandle slot, Object key, Function<Object, Monitor> factory) {
+    static Monitor get(Slot slot, Object key, Function<Object, Monitor> factory) {
         Object v = slot.getAcquire(key);
         if (v instanceof ThinLock) {
             return install(slot, key, factory);
@@ -86,7 +91,7 @@ final class MonitorSlots {
      * For diagnostics: the thin value in {@code key}'s slot (not checked for a copy), or its monitor, or null;
      * changes nothing but finishing a pending inflation.
      */
-    static Object current(VarHandle slot, Object key) {
+    static Object current(Slot slot, Object key) {
         Object v = slot.getAcquire(key);
         if (v instanceof Monitor m) {
             return m.slotOwner == key ? resolved(m, key) : null;
@@ -95,7 +100,7 @@ final class MonitorSlots {
     }
 
     /** The thin value in {@code key}'s slot, or null if it holds none (empty, inflated); not checked for a copy. */
-    static ThinLock thinValue(VarHandle slot, Object key) {
+    static ThinLock thinValue(Slot slot, Object key) {
         return slot.getAcquire(key) instanceof ThinLock t ? t : null;
     }
 
@@ -105,7 +110,7 @@ final class MonitorSlots {
      * is called outside any lock; a racing install may win, and its monitor is then returned and the one made here
      * dropped.
      */
-    static Monitor install(VarHandle slot, Object key, Function<Object, Monitor> factory) {
+    static Monitor install(Slot slot, Object key, Function<Object, Monitor> factory) {
         Object seen = slot.getAcquire(key);
         while (true) {
             if (seen instanceof Monitor m && m.slotOwner == key) {
@@ -129,16 +134,110 @@ final class MonitorSlots {
         return m;
     }
 
-    /** A class's slot handle, or null: a holder because {@link ClassValue} has no "absent" value. */
-    private static final class Slot {
+    /**
+     * One class's slot: how the runtime reads and CASes it. Through the field's offset and {@code sun.misc.Unsafe}
+     * where it may be used ({@link #OFFSETS}), else through the {@link VarHandle}. Measured (issue 16,
+     * {@code MonitorSlotConstant}, 8 slotted classes called megamorphically): a CAS pair through a handle taken from a
+     * {@link ClassValue} costs 29 ns, through the offset from the same {@link ClassValue} 19 ns, the same as through a
+     * {@code static final} handle (20 ns): a handle the JIT cannot fold runs its generic guards and an out-of-line
+     * call per access. A constant handle in the rewritten class does not help: the runtime's entry points are too
+     * large to be inlined into each site, so the handle reaches the CAS as a parameter again. The offset is only
+     * used with an object of the class it was computed for ({@link #slotOf} takes it from the object's class), where
+     * the field is, so no type check is needed.
+     */
+    static final class Slot {
         final VarHandle handle;
+        /** The field's offset, or -1: use {@link #handle}. */
+        private final long offset;
 
-        Slot(VarHandle handle) {
+        Slot(VarHandle handle, long offset) {
             this.handle = handle;
+            this.offset = offset;
+        }
+
+        /** Whether this slot is reached through its offset (for tests). */
+        boolean usesOffset() {
+            return offset >= 0;
+        }
+
+        /** The same field through its {@link VarHandle} only (for tests). */
+        Slot throughHandle() {
+            return new Slot(handle, -1);
+        }
+
+        Object getAcquire(Object key) {
+            return offset >= 0 ? OFFSETS.getObjectVolatile(key, offset) : handle.getAcquire(key); // volatile: stronger
+        }
+
+        Object getVolatile(Object key) {
+            return offset >= 0 ? OFFSETS.getObjectVolatile(key, offset) : handle.getVolatile(key);
+        }
+
+        /** For tests: what a field copy (reflection, a serializer) does. */
+        void setVolatile(Object key, Object value) {
+            if (offset >= 0) {
+                OFFSETS.putObjectVolatile(key, offset, value);
+            } else {
+                handle.setVolatile(key, value);
+            }
+        }
+
+        boolean compareAndSet(Object key, Object expected, Object value) {
+            return offset >= 0 ? OFFSETS.compareAndSwapObject(key, offset, expected, value)
+                    : handle.compareAndSet(key, expected, value);
+        }
+
+        /** The value witnessed: {@code expected} if the CAS happened (as {@link VarHandle#compareAndExchange}). */
+        Object compareAndExchange(Object key, Object expected, Object value) {
+            if (offset < 0) {
+                return handle.compareAndExchange(key, expected, value);
+            }
+            while (true) {
+                if (OFFSETS.compareAndSwapObject(key, offset, expected, value)) {
+                    return expected;
+                }
+                Object witness = OFFSETS.getObjectVolatile(key, offset);
+                if (witness != expected) {
+                    return witness;
+                }
+                // it went back to expected meanwhile: try again, as a failed strong CAS must have seen another value
+            }
         }
     }
 
-    private static VarHandle topmostSlot(Class<?> type) {
+    /**
+     * {@code sun.misc.Unsafe} for the slots' offsets, or null: then every slot goes through its {@link VarHandle}.
+     * Null from Java 23 on (its memory-access methods are deprecated for removal there, and Java 24 warns on first
+     * use: JEP 471, 498), with {@code -Ddthreads.monitor.slotOffsets=false}, or if it cannot be had.
+     */
+    @SuppressWarnings("removal")
+    private static final sun.misc.Unsafe OFFSETS = loadUnsafe();
+
+    private static sun.misc.Unsafe loadUnsafe() {
+        if (Runtime.version().feature() >= 23 || !enabled("dthreads.monitor.slotOffsets")) {
+            return null;
+        }
+        try {
+            Field f = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            return (sun.misc.Unsafe) f.get(null);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null;
+        }
+    }
+
+    private static long offsetOf(Field field) {
+        if (OFFSETS == null) {
+            return -1;
+        }
+        try {
+            return OFFSETS.objectFieldOffset(field); // refuses hidden classes and records: the handle then
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static Slot topmostSlot(Class<?> type) {
         if (type.isArray() || type.isInterface() || type.isPrimitive()) {
             return null;
         }
@@ -153,8 +252,9 @@ final class MonitorSlots {
             return null; // a stub's monitor stays in the table, weakly bound (see MonitorTable)
         }
         try {
-            return MethodHandles.privateLookupIn(topmost.getDeclaringClass(), MethodHandles.lookup())
+            VarHandle h = MethodHandles.privateLookupIn(topmost.getDeclaringClass(), MethodHandles.lookup())
                     .unreflectVarHandle(topmost);
+            return new Slot(h, offsetOf(topmost));
         } catch (IllegalAccessException | RuntimeException e) {
             MonitorRuntime.LOG.warn("slot-inaccessible:" + type.getName(), "dthreads: the monitor slot of " + type.getName()
                     + " cannot be reached (" + e + "); its monitors use the table");

@@ -108,7 +108,7 @@ final class MonitorTable {
      * object ({@link MonitorSlots}) the one in its slot.
      */
     Monitor get(Object key) {
-        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
         if (slot != null) {
             return MonitorSlots.get(slot, key, factory);
         }
@@ -122,7 +122,7 @@ final class MonitorTable {
      * (remote leases, stubs) are not on the uncontended path.
      */
     Monitor getOrCreate(Object key) {
-        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
         if (slot != null) {
             Monitor m = MonitorSlots.install(slot, key, factory);
             BusySlotMonitors.note(m);
@@ -133,17 +133,17 @@ final class MonitorTable {
 
     /** The monitor in {@code key}'s slot (installed if empty), or null if its class has no slot. */
     Monitor slotMonitor(Object key) {
-        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
         return slot == null ? null : MonitorSlots.install(slot, key, factory);
     }
 
     /** {@link #slotMonitor(Object)} for a key whose slot the caller looked up. */
-    Monitor slotMonitor(java.lang.invoke.VarHandle slot, Object key) {
+    Monitor slotMonitor(MonitorSlots.Slot slot, Object key) {
         return MonitorSlots.install(slot, key, factory);
     }
 
     /** {@link #get} for a key whose slot the caller looked up. */
-    Monitor slotGet(java.lang.invoke.VarHandle slot, Object key) {
+    Monitor slotGet(MonitorSlots.Slot slot, Object key) {
         return MonitorSlots.get(slot, key, factory);
     }
 
@@ -193,7 +193,7 @@ final class MonitorTable {
     }
 
     private static Monitor slotView(Object key) {
-        java.lang.invoke.VarHandle slot = MonitorSlots.slotOf(key);
+        MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
         Object v = slot == null ? null : MonitorSlots.current(slot, key);
         if (v instanceof ThinLock t) {
             return ThinLock.isGenuine(t, key) ? Monitor.thinView(key, t) : null;

@@ -1,7 +1,5 @@
 package org.dthreads.monitor.internal;
 
-import java.lang.invoke.VarHandle;
-
 /**
  * The thin state of a monitor slot ({@link MonitorSlots}): "held by this {@link Hold}, this many levels deep, nobody
  * queued, nobody waiting", kept in the slot itself, so an object of a slotted class that is locked without
@@ -36,7 +34,8 @@ import java.lang.invoke.VarHandle;
  * object's {@link Monitor}: so the holder a copy names never lists the copy while the copy is in its slot.
  *
  * <h2>Memory ordering</h2>
- * Slot reads are acquire loads and every change a CAS (volatile), so the actor that takes a monitor sees every
+ * Slot reads are acquire loads (volatile ones where the slot is reached through its offset: {@link MonitorSlots.Slot})
+ * and every change a CAS (volatile), so the actor that takes a monitor sees every
  * write of the actor that released it, as with {@link Monitor#owner}. A thread that reads a {@code ThinLock}
  * written by the holder's CAS then reads the holder's list sees the object listed (the list store precedes the
  * CAS in the holder's program order). {@code ThinLock} is immutable (final fields), so an instance read from a
@@ -59,7 +58,7 @@ final class ThinLock {
      * false, having changed nothing, when the caller must take the {@link Monitor} path (contended, inflated,
      * copied, too deep, or {@code me} has frozen holds).
      */
-    static boolean tryEnter(VarHandle slot, Object key, Actor me, long cls) {
+    static boolean tryEnter(MonitorSlots.Slot slot, Object key, Actor me, long cls) {
         HeldSlotMonitors held = me.heldSlots;
         if (held != null && held.containsOwn(key)) {
             return tryReenter(slot, key, me, cls); // we hold it (or hold it inflated): no fresh take
@@ -80,7 +79,7 @@ final class ThinLock {
         return false;
     }
 
-    private static boolean tryReenter(VarHandle slot, Object key, Actor me, long cls) {
+    private static boolean tryReenter(MonitorSlots.Slot slot, Object key, Actor me, long cls) {
         Object v = slot.getAcquire(key);
         return v instanceof ThinLock t && t.depth < MAX_DEPTH && t.hold.isActive(me, cls)
                 && slot.compareAndSet(key, (Object) t, (Object) t.hold.thin(t.depth + 1));
@@ -91,7 +90,7 @@ final class ThinLock {
      * take the {@link Monitor} path (inflated meanwhile, not thin, or not held by {@code me}: that path inflates
      * and answers). Sets {@link Actor#exitCommitted} right after its committing CAS.
      */
-    static boolean tryExit(VarHandle slot, Object key, Actor me, long cls) {
+    static boolean tryExit(MonitorSlots.Slot slot, Object key, Actor me, long cls) {
         HeldSlotMonitors held = me.heldSlots;
         if (held == null || !held.containsOwn(key)) {
             return false; // never took it thin: a copy naming us is no hold (see "Copies")

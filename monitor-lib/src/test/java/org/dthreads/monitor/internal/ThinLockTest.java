@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -31,7 +30,7 @@ import org.junit.jupiter.api.Timeout;
 class ThinLockTest {
 
 
-    private static final VarHandle SLOT = MonitorSlots.slotOf(new SlottedObject());
+    private static final MonitorSlots.Slot SLOT = MonitorSlots.slotOf(new SlottedObject());
 
     private static Object slot(Object o) {
         return SLOT.getVolatile(o);
