@@ -18,7 +18,8 @@ import org.openjdk.jcstress.infra.results.III_Result;
  * while the caller is about to park on its mailbox ({@link CallbackMailbox#await}). The caller must see the
  * helper's result, and then find the helper idle for its next call (the helper goes idle before the reply is
  * published); the helper must be woken by the hand-over, not by its idle deadline (a lost wake-up: the helper
- * would take the call only when its 1 s idle time has passed; a lost wake-up of the caller hangs the test).
+ * would take the call only when its 10 s idle time has passed (long enough that a helper thread starved by
+ * the scheduler, as a {@code nice 19} run on a loaded machine is, does not pass for one); a lost wake-up of the caller hangs the test).
  * r1: the result the caller saw (42); r2: 1 = its next hand-over found the helper idle, 0 = busy; r3: 1 = the
  * helper took the call before its idle deadline, 0 = only at it.
  */
@@ -29,7 +30,7 @@ import org.openjdk.jcstress.infra.results.III_Result;
 @Outcome(id = ".*", expect = Expect.FORBIDDEN, desc = "the caller saw no result or a stale one")
 @State
 public class HelperCallRoundTripStress {
-    private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final AtomicInteger NEXT_CLASS = new AtomicInteger();
     /** A caller that outlives every state (an idle helper of an ended caller retires at once). */
     private static final Thread CALLER = aliveForever();

@@ -30,8 +30,8 @@ import java.util.concurrent.locks.LockSupport;
  *       clears them (plain) after reading {@code CALL} with an acquire. A busy helper's fields are never touched
  *       (it may not have read them yet: a nested call tries it while the outer call is being handed over).</li>
  *   <li>{@link #waiter}: the thread that waits for calls (the helper's own), written with a volatile write on
- *       entry to {@link #awaitCall}, before it reads {@code state}; the caller reads it with a volatile read
- *       after its CAS. Volatile accesses are sequentially consistent, so either the caller sees the waiter and
+ *       entry to {@link #awaitCall}, before it reads {@code state} with a volatile read (an acquire would not be
+ *       ordered after that write); the caller reads it with a volatile read after its CAS. Volatile accesses are sequentially consistent, so either the caller sees the waiter and
  *       unparks it, or the waiter's read sees {@code CALL} and does not park: no lost wake-up. An unpark before
  *       the park is kept as the thread's permit; a spurious wake-up re-reads {@code state}.</li>
  *   <li>{@link #deeper} and {@link #FIRST}: touched by the caller thread only.</li>
@@ -95,6 +95,10 @@ final class CallerHelper implements Runnable {
 
     private int getStateAcquire() {
         return (int) STATE.getAcquire(this);
+    }
+
+    private int getStateVolatile() {
+        return (int) STATE.getVolatile(this);
     }
 
     private void setStateRelease(int s) {
@@ -224,7 +228,7 @@ final class CallerHelper implements Runnable {
         setWaiterVolatile(Thread.currentThread());
         long deadline = System.nanoTime() + idleNanos;
         for (;;) {
-            if (getStateAcquire() == CALL) {
+            if (getStateVolatile() == CALL) { // volatile, not acquire: ordered after the write of waiter (Dekker)
                 return true;
             }
             long left = deadline - System.nanoTime();
