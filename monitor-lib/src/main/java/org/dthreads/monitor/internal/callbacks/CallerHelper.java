@@ -31,9 +31,10 @@ import java.util.concurrent.locks.LockSupport;
  *       (it may not have read them yet: a nested call tries it while the outer call is being handed over).</li>
  *   <li>{@link #waiter}: the thread that waits for calls (the helper's own), written with a volatile write on
  *       entry to {@link #awaitCall}, before it reads {@code state} with a volatile read (an acquire would not be
- *       ordered after that write); the caller reads it with a volatile read after its CAS. Volatile accesses are sequentially consistent, so either the caller sees the waiter and
- *       unparks it, or the waiter's read sees {@code CALL} and does not park: no lost wake-up. An unpark before
- *       the park is kept as the thread's permit; a spurious wake-up re-reads {@code state}.</li>
+ *       ordered after that write); the caller reads it with a volatile read after its CAS. Volatile accesses are
+ *       sequentially consistent, so either the caller sees the waiter and unparks it, or the waiter's read sees
+ *       {@code CALL} and does not park: no lost wake-up. An unpark before the park is kept as the thread's permit;
+ *       a spurious wake-up re-reads {@code state}.</li>
  *   <li>{@link #deeper} and {@link #FIRST}: touched by the caller thread only.</li>
  * </ul>
  *
@@ -46,7 +47,9 @@ import java.util.concurrent.locks.LockSupport;
  * The helper holds its caller weakly and runs with no context class loader and no inherited thread locals between
  * calls (during a call: the caller's loader, set by {@link CallbackOutgoingCall}), so an idle helper keeps neither a
  * dead caller nor its class loader; the caller's {@link ThreadLocal} goes with the caller, and an orphaned helper
- * retires at its next check.
+ * retires at its next check. (Before JDK 24 a thread also keeps the access-control context of its creation, whose
+ * protection domains name the loaders of the classes then on the caller's stack, as the former pool's threads
+ * did; it goes with the helper.)
  */
 final class CallerHelper implements Runnable {
 
