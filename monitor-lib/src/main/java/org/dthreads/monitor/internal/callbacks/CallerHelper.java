@@ -47,7 +47,7 @@ import java.util.concurrent.locks.LockSupport;
  * The helper holds its caller weakly and runs with no context class loader and no inherited thread locals between
  * calls (during a call: the caller's loader, set by {@link CallbackOutgoingCall}), so an idle helper keeps neither a
  * dead caller nor its class loader; the caller's {@link ThreadLocal} goes with the caller, and an orphaned helper
- * retires at its next check. (Before JDK 24 a thread also keeps the access-control context of its creation, whose
+ * retires at its next check. (On JDK 17 a thread also keeps the access-control context of its creation, whose
  * protection domains name the loaders of the classes then on the caller's stack, as the former pool's threads
  * did; it goes with the helper.)
  */
