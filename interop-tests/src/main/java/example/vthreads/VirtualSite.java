@@ -38,12 +38,14 @@ import org.dthreads.junit.SiteContext;
  *       and the thread dump ({@code Deadlocks.threadDump()}).</li>
  *   <li>{@code waiters N}: N virtual threads wait ({@code wait()}, emulated) on one monitor until a last one
  *       opens it and calls {@code notifyAll()}; returns {@code done N} or, after 60 s, {@code stuck} with a dump.</li>
+ *   <li>{@code blockedGroups GROUPS ENTRANTS MILLIS}: GROUPS groups of virtual threads; in each, one holds a monitor
+ *       MILLIS while ENTRANTS others block on it; returns {@code done E} (E entries) or, after 120 s, {@code stuck}.</li>
  *   <li>{@code interruptCall PEER [platform]}: a virtual (or platform) thread calls PEER's {@code waitHere(20 s)}; once PEER reports the
  *       wait, this site interrupts the virtual thread; returns what the call returned and the thread's interrupt
  *       status afterwards.</li>
  *   <li>{@code live CLASS...}: how many instances of each class are live after a full collection.</li>
  *   <li>{@code jfrStart} / {@code jfrStop}: a JFR recording of {@code jdk.VirtualThreadPinned} (threshold 0, with
- *       stack traces); {@code jfrStop} returns the file it wrote.</li>
+ *       stack traces) and of dthreads' own events as they are by default; {@code jfrStop} returns the file it wrote.</li>
  *   <li>{@code pinControl}: a virtual thread that sleeps inside a class initializer, which pins its carrier on
  *       JDK 21 to 25: the control that the recording sees a pinned park when there is one.</li>
  * </ul>
@@ -74,18 +76,14 @@ public final class VirtualSite implements SiteApp {
         ctx.step("live", args -> VirtualThreads.liveInstances(args));
         ctx.step("abba", args -> abba());
         ctx.step("waiters", args -> waiters(Integer.parseInt(args.get(0))));
+        ctx.step("blockedGroups", args -> blockedGroups(Integer.parseInt(args.get(0)), Integer.parseInt(args.get(1)),
+                Long.parseLong(args.get(2))));
         ctx.step("interruptCall", args -> interruptCall(peer(ctx, args.get(0)), args.size() > 1 && args.get(1).equals("platform")));
         ctx.step("jfrStart", args -> {
             Recording r = new Recording();
             r.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
-            // dthreads' own events are enabled by default, so this recording would record them too, and JFR pins a
-            // virtual thread's carrier while it adds a string longer than 16 characters to its string pool (a
-            // thread class, "site:thread", is 17) under a lock: the recording itself would pin the crowd's
-            // carriers when their blocked enters (over 20 ms) commit org.dthreads.MonitorEnter. What is checked
-            // here is the monitor runtime, so the recording leaves them out (the user guide names the JFR effect)
-            r.disable("org.dthreads.MonitorEnter");
-            r.disable("org.dthreads.MonitorWait");
-            r.disable("org.dthreads.Deadlock");
+            // dthreads' own events (org.dthreads.MonitorEnter, MonitorWait, Deadlock) stay as any recording has
+            // them, enabled with their 20 ms threshold: committing them must not pin a carrier either
             r.start();
             recording.set(r);
             return "started";
@@ -141,6 +139,50 @@ public final class VirtualSite implements SiteApp {
         }
         return "stuck: " + (n - done.getCount()) + " of " + n + " done, " + waiting.get() + " entered\n"
                 + VirtualThreads.groupedDump(14, 12);
+    }
+
+    /**
+     * {@code groups} groups of virtual threads, each of its own class: a holder enters its group's (emulated) monitor
+     * and holds it {@code millis} while {@code entrants} others block on it, so every entrant's blocked entry (over the
+     * 20 ms threshold) commits {@code org.dthreads.MonitorEnter} naming the same owner as the rest of its group.
+     */
+    private static String blockedGroups(int groups, int entrants, long millis) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(groups * (1 + entrants));
+        AtomicInteger entered = new AtomicInteger();
+        for (int g = 0; g < groups; g++) {
+            Object lock = new Object();
+            CountDownLatch held = new CountDownLatch(1);
+            VirtualThreads.start("holder-" + g, () -> {
+                try {
+                    synchronized (lock) {
+                        held.countDown();
+                        Thread.sleep(millis); // unmounts: the monitor is emulated
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    done.countDown();
+                }
+            });
+            for (int i = 0; i < entrants; i++) {
+                VirtualThreads.start("entrant-" + g + "-" + i, () -> {
+                    try {
+                        held.await();
+                        synchronized (lock) {
+                            entered.incrementAndGet();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            }
+        }
+        if (done.await(120, TimeUnit.SECONDS)) {
+            return "done " + entered.get();
+        }
+        return "stuck: " + entered.get() + " entered\n" + VirtualThreads.groupedDump(14, 12);
     }
 
     private static String interruptCall(VirtualHop peer, boolean platform) throws Exception {

@@ -24,9 +24,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The edges of {@code -Ddthreads.callbacks=original} over IIOP (issue 18), on JacORB (CORBA, DII/DSI) and on the
  * GlassFish ORB (RMI-IIOP), two separate JVMs ({@link EdgeScenes}): site A's thread {@code T-<scene>} calls B, and
  * B calls A back under T's class, so the callback runs on T. The test forces each ordering with latches it
- * releases itself, and checks where the calls are with the sites' thread dumps: T's own call is sent and waited for
- * on a helper thread ({@link #REPLY_PENDING} in A's dump until its reply has come), a handed callback's ORB thread
- * waits for T to run it ({@link #HANDED}).
+ * releases itself, and checks where the calls are with the sites' thread dumps: on the GlassFish ORB T's own call
+ * is sent and waited for on a helper thread (its {@link Orb#pending} frame in A's dump until its reply has come); on
+ * JacORB T sends and waits itself, in JacORB's patched reply wait, and runs the callbacks from there (its
+ * {@link Orb#pending} frame in A's dump until the call returns); a handed callback's ORB thread waits for T to run
+ * it ({@link #HANDED}).
  *
  * <ul>
  *   <li>T's own reply arriving while T runs a callback: T finishes the callback, then returns its reply.</li>
@@ -43,19 +45,23 @@ import org.junit.jupiter.params.provider.EnumSource;
 @ExtendWith(SitesExtension.class)
 class IiopOriginalThreadEdgesTest {
 
-    /** A frame of the helper thread that sends T's call and waits for its reply (original mode). */
-    private static final String REPLY_PENDING = "CallbackOutgoingCall.callOnHelper(";
     /** A frame of an ORB thread that handed a callback to its original thread and waits for the outcome. */
     private static final String HANDED = "CallbackInvocation.awaitRunner(";
     private static final Duration BOUND = Duration.ofSeconds(30);
 
     enum Orb {
-        JACORB(CorbaEdgeSite.class), GLASSFISH(GlassFishEdgeSite.class);
+        /** T's reply wait: JacORB's, patched (original mode), on T itself. */
+        JACORB(CorbaEdgeSite.class, "JacorbReplyWait.getInputStream("),
+        /** T's reply wait: on the helper thread that sends T's call. */
+        GLASSFISH(GlassFishEdgeSite.class, "CallbackOutgoingCall.callOnHelper(");
 
         final Class<? extends SiteApp> site;
+        /** A frame in A's thread dump while T's call waits for its reply (original mode). */
+        final String pending;
 
-        Orb(Class<? extends SiteApp> site) {
+        Orb(Class<? extends SiteApp> site, String pending) {
             this.site = site;
+            this.pending = pending;
         }
     }
 
@@ -85,9 +91,13 @@ class IiopOriginalThreadEdgesTest {
         Site b = sites.get(1);
         a.run("start", "B", "replyDuringCallback");
         awaitEvent(a, "callback 1 starts on T-replyDuringCallback");
-        assertEquals(1, frames(a, REPLY_PENDING), "T's own call is pending while it runs the callback");
+        assertEquals(1, frames(a, orb.pending), "T's own call is pending while it runs the callback");
         b.run("release", "reply");
-        awaitFrames(a, REPLY_PENDING, 0);
+        if (orb == Orb.JACORB) { // T waits for its reply itself: the reply's arrival shows in no thread; B has sent it
+            awaitFrames(b, "EdgeScenes.serve(", 0);
+        } else {
+            awaitFrames(a, orb.pending, 0);
+        }
         a.run("mark", "own reply arrived"); // T's reply has completed; T still runs the callback
         assertEquals("running", a.run("peek", "T-replyDuringCallback"));
         a.run("release", "callback");
@@ -137,7 +147,7 @@ class IiopOriginalThreadEdgesTest {
 
     /**
      * T calls B, which holds the call (latch {@code hold}); T is interrupted ({@code how}); T's wait goes on: its
-     * call is still pending on its helper and T has not returned.
+     * call is still pending ({@link Orb#pending}) and T has not returned.
      */
     private static List<Site> interruptWhileWaitingForTheReply(SiteCluster cluster, Orb orb, String how) {
         List<Site> sites = start(cluster, orb, 0);
@@ -146,7 +156,7 @@ class IiopOriginalThreadEdgesTest {
         awaitEvent(sites.get(1), "B holds");
         a.run("interrupt", "T-hold", how);
         await().during(Duration.ofMillis(500)).atMost(BOUND).pollInterval(Duration.ofMillis(50))
-                .until(() -> a.run("peek", "T-hold").equals("running") && frames(a, REPLY_PENDING) == 1);
+                .until(() -> a.run("peek", "T-hold").equals("running") && frames(a, orb.pending) == 1);
         return sites;
     }
 

@@ -12,13 +12,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.dthreads.DThreads;
-import org.dthreads.ThreadClass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The emulated monitors' JFR events in a real in-process recording, with the settings the events declare (a
  * 20 ms threshold, as the JDK's own monitor events): a long blocked entry and a long wait are recorded with their
- * monitor class, identity hash, thread classes, owner and notifier; a short one is not; {@code jfr print} reads
- * them.
+ * monitor class, identity hash, thread classes (numbers), owner and notifier; a short one is not; {@code jfr print}
+ * reads them and shows the thread classes in hex.
  */
 @Timeout(value = 60, unit = SECONDS)
 class MonitorJfrEventsTest {
@@ -118,9 +118,9 @@ class MonitorJfrEventsTest {
         assertEquals(Account.class.getName(), enter.getClass("monitorClass").getName());
         assertEquals(System.identityHashCode(contended), enter.getInt("identityHash"));
         assertEquals("jfr-entrant", enter.getThread().getJavaName());
-        assertEquals(ThreadClass.format(entrantClass.get()), enter.getString("threadClass"));
+        assertEquals(entrantClass.get(), enter.getLong("threadClass"));
         assertEquals(Thread.currentThread().getName(), enter.getThread("owner").getJavaName());
-        assertEquals(ThreadClass.format(DThreads.currentClass()), enter.getString("ownerClass"));
+        assertEquals(DThreads.currentClass(), enter.getLong("ownerClass"));
         assertEquals("", enter.getString("ownerSite"));
         assertTrue(enter.getDuration().toMillis() >= 150, enter.toString());
         assertNotNull(enter.getStackTrace());
@@ -134,7 +134,7 @@ class MonitorJfrEventsTest {
                 .findFirst().orElseThrow();
         assertEquals(Account.class.getName(), notified.getClass("monitorClass").getName());
         assertEquals(System.identityHashCode(waitedOn), notified.getInt("identityHash"));
-        assertEquals(ThreadClass.format(waiterClass.get()), notified.getString("threadClass"));
+        assertEquals(waiterClass.get(), notified.getLong("threadClass"));
         assertEquals(Thread.currentThread().getName(), notified.getThread("notifier").getJavaName());
         assertFalse(notified.getBoolean("timedOut"));
         assertEquals(0L, notified.getDuration("timeout").toNanos());
@@ -147,6 +147,10 @@ class MonitorJfrEventsTest {
         String printed = jfrPrint(file);
         assertTrue(printed.contains("org.dthreads.MonitorEnter") && printed.contains("org.dthreads.MonitorWait"), printed);
         assertTrue(printed.contains("monitorClass = " + Account.class.getName()), printed);
+        // thread classes are numbers, printed in hex: the site id, then the thread id's 8 digits
+        assertTrue(printed.contains("threadClass = 0x" + hex(entrantClass.get())), printed);
+        assertTrue(printed.contains("ownerClass = 0x" + hex(DThreads.currentClass())), printed);
+        assertTrue(printed.contains("threadClass = 0x" + hex(waiterClass.get())), printed);
     }
 
     @Test
@@ -170,6 +174,11 @@ class MonitorJfrEventsTest {
             r.dump(file);
         }
         assertTrue(named(RecordingFile.readAllEvents(file), "org.dthreads.MonitorEnter").isEmpty());
+    }
+
+    /** A thread class as {@code jfr print} shows it after {@code 0x}: site id, then the thread id's 8 digits. */
+    private static String hex(long threadClass) {
+        return Long.toHexString(threadClass).toUpperCase(Locale.ROOT);
     }
 
     private static List<RecordedEvent> named(List<RecordedEvent> events, String name) {

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -17,7 +18,8 @@ import java.util.regex.Pattern;
  * (measured inside it), its wall time from start to exit (JVM and agent start-up, class rewriting,
  * warm-up included) and its GC pause total; the report gives the median over the JVMs of each kind,
  * the ratio agent/plain of those medians, and the median of the per-pair ratios of the timed round.
- * Every JVM must compute the same digest and exit normally, else the run fails (exit status 1).
+ * Every JVM must compute the same digest and exit normally within {@link #JVM_BOUND_SECONDS} (a hung one is
+ * killed), else the run fails (exit status 1).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar org.dthreads.benchmarks.realworld.PairedJvms \
@@ -35,11 +37,16 @@ public final class PairedJvms {
     static final String INCLUDE = "-Ddthreads.include=org.dthreads.benchmarks.realworld.app.";
     private static final Pattern GC_PAUSE = Pattern.compile("Pause.*\\s(\\d+(?:\\.\\d+)?)ms\\s*$");
     private static final Pattern RESULT = Pattern.compile(
-            "result digest=(-?\\d+) medianMs=([\\d.]+) gcMsTimed=(\\d+) gcCountTimed=(\\d+)(?: cpuMs=([\\d.]+))?");
+            "result digest=(-?\\d+) medianMs=([\\d.]+) gcMsTimed=(\\d+) gcCountTimed=(\\d+)(?: cpuMs=([\\d.]+))?"
+                    + "(?: allocMb=([\\d.]+) metaspaceMb=([\\d.]+))?");
 
     /** What one child JVM reported. */
     record Run(boolean agent, boolean ok, long digest, double roundMs, double wallMs, double gcPauseMs,
-            int gcPauses, long gcMsTimed, double roundCpuMs, String failure) {}
+            int gcPauses, long gcMsTimed, int gcCountTimed, double roundCpuMs, double allocMb, double metaspaceMb,
+            int metadataCycles, String failure) {}
+
+    /** How long one child JVM may run (a Derby JVM takes about 10 s); {@code -Ddthreads.paired.jvmBoundSeconds}. */
+    static final long JVM_BOUND_SECONDS = Long.getLong("dthreads.paired.jvmBoundSeconds", 600);
 
     private PairedJvms() {}
 
@@ -121,6 +128,10 @@ public final class PairedJvms {
         row("GC pause total, ms (-Xlog:gc)", plain, withAgent, Run::gcPauseMs);
         row("GC pauses, count", plain, withAgent, r -> r.gcPauses());
         row("GC time in timed rounds, ms (JMX)", plain, withAgent, r -> r.gcMsTimed());
+        row("collections in timed rounds (JMX)", plain, withAgent, r -> r.gcCountTimed());
+        row("heap allocated per timed round, MB", plain, withAgent, Run::allocMb);
+        row("metaspace used after the last round, MB", plain, withAgent, Run::metaspaceMb);
+        row("concurrent cycles started by the metaspace threshold", plain, withAgent, r -> r.metadataCycles());
         pairedRatios("timed round", plain, withAgent, Run::roundMs, failed);
         pairedRatios("process CPU per timed round", plain, withAgent, Run::roundCpuMs, failed);
         boolean pass = failed == 0 && digests == 1;
@@ -163,6 +174,7 @@ public final class PairedJvms {
             throws IOException, InterruptedException {
         Path gcLog = Files.createTempFile("dthreads-paired-gc", ".log");
         Path err = Files.createTempFile("dthreads-paired-err", ".txt");
+        Path stdout = Files.createTempFile("dthreads-paired-out", ".txt");
         try {
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -180,12 +192,17 @@ public final class PairedJvms {
             cmd.add(Integer.toString(size));
             cmd.add(Integer.toString(warmup));
             cmd.add(Integer.toString(rounds));
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile()).redirectOutput(stdout.toFile());
             long t0 = System.nanoTime();
             Process process = pb.start();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int status = process.waitFor();
+            boolean exited = process.waitFor(JVM_BOUND_SECONDS, TimeUnit.SECONDS);
+            if (!exited) {
+                // a hung child fails its run instead of the whole benchmark: killed, reported like a non-zero exit
+                process.destroyForcibly().waitFor();
+            }
+            int status = process.exitValue();
             double wallMs = (System.nanoTime() - t0) / 1e6;
+            String out = Files.readString(stdout, StandardCharsets.UTF_8);
             double[] gc = gcPauses(Files.readAllLines(gcLog));
             out.lines().filter(l -> l.startsWith("note ")).forEach(l -> System.out.println("    " + l));
             Matcher m = RESULT.matcher(out);
@@ -193,30 +210,43 @@ public final class PairedJvms {
                 List<String> errLines = Files.readAllLines(err).stream()
                         .filter(l -> !l.startsWith("\tat ") && !l.startsWith("\t...")).toList();
                 String tail = String.join(" | ", errLines.subList(Math.max(0, errLines.size() - 5), errLines.size()));
-                return new Run(agent != null, false, 0, 0, wallMs, gc[0], (int) gc[1], 0, 0,
-                        "exit " + status + "; " + out.lines().filter(l -> l.startsWith("error")).findFirst().orElse("")
+                return new Run(agent != null, false, 0, 0, wallMs, gc[0], (int) gc[1], 0, 0, 0, 0, 0, (int) gc[2],
+                        (exited ? "exit " + status : "killed after " + JVM_BOUND_SECONDS + " s (hung)") + "; "
+                                + out.lines().filter(l -> l.startsWith("error")).findFirst().orElse("")
                                 + " stderr: " + tail);
             }
             return new Run(agent != null, true, Long.parseLong(m.group(1)), Double.parseDouble(m.group(2)), wallMs,
-                    gc[0], (int) gc[1], Long.parseLong(m.group(3)), m.group(5) == null ? 0 : Double.parseDouble(m.group(5)),
-                    null);
+                    gc[0], (int) gc[1], Long.parseLong(m.group(3)), Integer.parseInt(m.group(4)), optional(m.group(5)),
+                    optional(m.group(6)), optional(m.group(7)), (int) gc[2], null);
         } finally {
             Files.deleteIfExists(gcLog);
             Files.deleteIfExists(err);
+            Files.deleteIfExists(stdout);
         }
     }
 
-    /** {total pause ms, pauses} of the stop-the-world pauses in a {@code -Xlog:gc} log. */
+    private static double optional(String number) {
+        return number == null ? 0 : Double.parseDouble(number);
+    }
+
+    /**
+     * {total pause ms, pauses, pauses that started a concurrent cycle for the metaspace threshold} of the
+     * stop-the-world pauses in a {@code -Xlog:gc} log.
+     */
     static double[] gcPauses(List<String> gcLogLines) {
         double ms = 0;
         int count = 0;
+        int metadataCycles = 0;
         for (String line : gcLogLines) {
             Matcher m = GC_PAUSE.matcher(line);
             if (m.find()) {
                 ms += Double.parseDouble(m.group(1));
                 count++;
+                if (line.contains("(Metadata GC Threshold)")) {
+                    metadataCycles++;
+                }
             }
         }
-        return new double[] {ms, count};
+        return new double[] {ms, count, metadataCycles};
     }
 }

@@ -9,18 +9,31 @@ import java.util.Arrays;
  * {@link RealWorkload}, and prints one line per timed round and a summary that the parent parses:
  * <pre>
  * round &lt;ms&gt;
- * result digest=&lt;d&gt; medianMs=&lt;ms&gt; gcMsTimed=&lt;ms&gt; gcCountTimed=&lt;n&gt;
+ * result digest=&lt;d&gt; medianMs=&lt;ms&gt; gcMsTimed=&lt;ms&gt; gcCountTimed=&lt;n&gt; cpuMs=&lt;ms&gt; allocMb=&lt;MB&gt; metaspaceMb=&lt;MB&gt;
  * </pre>
  * Every round's digest must equal the first's (else it exits with status 3). {@code gcMsTimed} is the
  * collectors' accumulated time during the timed rounds (JMX), beside the parent's whole-JVM pause total
- * from {@code -Xlog:gc}. Runnable alone, e.g. under JFR:
+ * from {@code -Xlog:gc}; {@code allocMb} the heap allocated per timed round (every thread, {@link HeapAllocation});
+ * {@code metaspaceMb} the metaspace in use after the last round (crossing its first GC threshold, 21 MB committed by
+ * default, starts a concurrent cycle after which G1 shrinks the heap: issue 16). Runnable alone, e.g. under JFR:
  * {@code java [-javaagent:...] -cp benchmarks.jar org.dthreads.benchmarks.realworld.WorkloadJvm derby [size] [warmup] [rounds]}.
  */
 public final class WorkloadJvm {
 
     private WorkloadJvm() {}
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run(args);
+        } catch (Throwable t) {
+            t.printStackTrace();
+            // a failed run must end the JVM too: a workload's non-daemon threads (a Derby client still running,
+            // a pool) would otherwise keep it alive, and the parent waiting for it
+            System.exit(1);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         RealWorkload workload = RealWorkload.named(args[0]);
         int size = args.length > 1 ? Integer.parseInt(args[1]) : workload.defaultSize;
         int warmup = args.length > 2 ? Integer.parseInt(args[2]) : workload.warmupRounds;
@@ -34,6 +47,7 @@ public final class WorkloadJvm {
         // the mean over all timed rounds, not a median of per-round values: the OS counts CPU time in ticks of
         // 10 ms, so one round's figure of 120-130 ms moves by 8% on the tick alone; the total over the rounds
         // divided by their number resolves 10 ms / rounds
+        HeapAllocation allocation = HeapAllocation.start();
         long cpuStart = processCpuNanos();
         for (int i = 0; i < rounds; i++) {
             long t0 = System.nanoTime();
@@ -44,12 +58,14 @@ public final class WorkloadJvm {
         }
         double cpuMsPerRound = (processCpuNanos() - cpuStart) / 1e6 / rounds;
         long[] gcAfter = gcTotals();
+        double allocMbPerRound = allocation.allocatedBytes() / 1e6 / rounds;
         Arrays.sort(ms);
         if (workload == RealWorkload.DERBY && DerbyWorkload.RETRIES.get() > 0) {
             System.out.println("note derby deadlock retries " + DerbyWorkload.RETRIES.get());
         }
-        System.out.printf("result digest=%d medianMs=%.3f gcMsTimed=%d gcCountTimed=%d cpuMs=%.3f%n",
-                expected, ms[rounds / 2], gcAfter[0] - gcBefore[0], gcAfter[1] - gcBefore[1], cpuMsPerRound);
+        System.out.printf("result digest=%d medianMs=%.3f gcMsTimed=%d gcCountTimed=%d cpuMs=%.3f allocMb=%.1f"
+                + " metaspaceMb=%.1f%n", expected, ms[rounds / 2], gcAfter[0] - gcBefore[0], gcAfter[1] - gcBefore[1],
+                cpuMsPerRound, allocMbPerRound, HeapAllocation.metaspaceUsed() / 1e6);
         System.exit(0); // the databases' and pools' non-daemon threads must not keep the JVM alive
     }
 

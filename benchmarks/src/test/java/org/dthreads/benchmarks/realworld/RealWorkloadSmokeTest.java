@@ -43,9 +43,12 @@ class RealWorkloadSmokeTest {
         double[] totals = PairedJvms.gcPauses(List.of(
                 "[0.512s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 25M->3M(256M) 2.914ms",
                 "[0.700s][info][gc] GC(1) Concurrent Mark Cycle 12.000ms",
-                "[0.900s][info][gc] GC(2) Pause Full (System.gc()) 10M->2M(64M) 11.086ms"));
-        assertEquals(14.0, totals[0], 1e-9);
-        assertEquals(2, (int) totals[1]);
+                "[0.900s][info][gc] GC(2) Pause Full (System.gc()) 10M->2M(64M) 11.086ms",
+                "[15.205s][info][gc] GC(7) Pause Young (Concurrent Start) (Metadata GC Threshold) 86M->30M(468M) 25.259ms",
+                "[15.309s][info][gc] GC(8) Pause Remark 35M->35M(160M) 21.495ms"));
+        assertEquals(60.754, totals[0], 1e-9);
+        assertEquals(4, (int) totals[1]);
+        assertEquals(1, (int) totals[2], "pauses that started a cycle for the metaspace threshold");
     }
 
     @Test
@@ -58,6 +61,8 @@ class RealWorkloadSmokeTest {
         assertTrue(plain.ok(), plain.failure());
         assertTrue(withAgent.ok(), withAgent.failure());
         assertEquals(plain.digest(), withAgent.digest());
+        assertTrue(plain.allocMb() > 0 && withAgent.allocMb() > 0, plain + " " + withAgent);
+        assertTrue(plain.metaspaceMb() > 0 && withAgent.metaspaceMb() > plain.metaspaceMb(), plain + " " + withAgent);
         assertTrue(PairedJvms.report(List.of(plain), List.of(withAgent)));
     }
 }

@@ -145,11 +145,7 @@ public final class IiopMonitorTransport implements RemoteMonitorTransport {
             InputStream in = null;
             try {
                 OutputStream out = r.delegate().request(r.self(), MonitorRequestHook.OPERATION, true);
-                out.write_long(op);
-                out.write_long(nanos);
-                out.write_longlong(threadClass);
-                out.write_longlong(token);
-                out.write_longlong(arg);
+                new MonitorRequestBody(op, nanos, threadClass, token, arg).write(out);
                 in = r.delegate().invoke(r.self(), out);
                 return readReply(in, target, result);
             } catch (RemarshalException e) {

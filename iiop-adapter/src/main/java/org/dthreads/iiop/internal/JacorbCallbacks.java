@@ -9,6 +9,7 @@ import org.dthreads.ThreadClass;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
 import org.dthreads.monitor.internal.callbacks.CallbackHandOff;
+import org.dthreads.monitor.internal.callbacks.CallbackOrbWait;
 import org.dthreads.monitor.internal.callbacks.CallbackOutgoingCall;
 import org.jacorb.orb.Delegate;
 import org.jacorb.orb.dsi.ServerRequest;
@@ -24,9 +25,12 @@ import org.omg.IOP.ServiceContext;
  * <ul>
  *   <li>Client, {@link #invoke} (in {@code Delegate.invoke_internal}, between {@link JacorbHooks#clientBegin} and
  *       {@link JacorbHooks#clientEnd}, which stay on the calling thread): a synchronous two-way request on a
- *       fast-path ORB without client interceptors, other than a remote monitor operation, is sent, waited for and its reply header read on a helper
- *       thread ({@link CallbackOutgoingCall}) while the caller takes callbacks of its class. The stub marshals
- *       the arguments and unmarshals the result on the calling thread, as always.</li>
+ *       fast-path ORB without client interceptors, other than a remote monitor operation, is sent and waited for
+ *       by the caller itself, whose reply wait also runs the callbacks of its class ({@link CallbackOrbWait},
+ *       {@link JacorbReplyWait}); if this JacORB's reply wait could not be patched ({@link JacorbReplyWaitPatch}),
+ *       it is sent, waited for and its reply header read on a helper thread ({@link CallbackOutgoingCall}) while
+ *       the caller takes callbacks of its class. The stub marshals the arguments and unmarshals the result on the
+ *       calling thread, as always.</li>
  *   <li>Server, {@link #process} (all of {@code RequestProcessor.process()}): a request whose class has a
  *       thread on this site waiting in an outgoing call is dispatched by that thread
  *       ({@link CallbackHandOff}); the request processor thread waits.</li>
@@ -57,6 +61,7 @@ public final class JacorbCallbacks {
 
     private static volatile MethodHandle invokeInternal; // Delegate.invoke_internal$dthreads
     private static volatile MethodHandle processBody;    // RequestProcessor.process$dthreads
+    private static volatile Object[] replyWait;          // {Delegate class, whether its ReplyPlaceholder is patched}
 
     private JacorbCallbacks() {}
 
@@ -79,6 +84,10 @@ public final class JacorbCallbacks {
         MethodHandle call = original;
         if (!movable(out, replyHandler, async)) {
             return call.invoke(delegate, self, out, replyHandler, async);
+        }
+        if (replyWaitPatched(lookup.lookupClass())) { // the caller sends and waits itself, taking callbacks
+            return CallbackOrbWait.call(KernelLink.currentClass(),
+                    () -> call.invoke(delegate, self, out, replyHandler, async));
         }
         ArrayDeque<Map<?, ?>> own = invocationContext();
         Map<?, ?> context = own.peek();
@@ -107,6 +116,16 @@ public final class JacorbCallbacks {
                 own.pop();
             }
         }
+    }
+
+    /** Whether the JacORB of {@code delegateClass} has its reply wait patched ({@link JacorbReplyWaitPatch}). */
+    private static boolean replyWaitPatched(Class<?> delegateClass) {
+        Object[] known = replyWait;
+        if (known == null || known[0] != delegateClass) {
+            known = new Object[] {delegateClass, JacorbReplyWaitPatch.patched(delegateClass.getClassLoader())};
+            replyWait = known;
+        }
+        return (Boolean) known[1];
     }
 
     @SuppressWarnings("unchecked")

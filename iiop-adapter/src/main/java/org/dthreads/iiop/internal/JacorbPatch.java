@@ -36,7 +36,8 @@ import org.objectweb.asm.Opcodes;
  * {@code invoke_internal} calls {@link JacorbCallbacks#invoke} in place of the renamed original, and the wrapper of
  * {@code process()} is a single call of {@link JacorbCallbacks#process}, which binds, dispatches and unbinds on
  * whichever thread runs the request; both pass {@code MethodHandles.lookup()} so the renamed private method can be
- * called from there. The default mode's wrappers are the ones above, unchanged.
+ * called from there; and {@code ReplyPlaceholder}'s reply wait is opened to callbacks ({@link JacorbReplyWaitPatch}).
+ * The default mode's wrappers are the ones above, unchanged.
  *
  * <p>Version guard: a class is patched only if every hook point of it is there with the expected
  * descriptor (checked on the class bytes before anything is changed) and {@link JacorbHooks} is visible
@@ -77,6 +78,10 @@ public final class JacorbPatch implements ClassFileTransformer {
             ProtectionDomain domain, byte[] bytes) {
         if (JacorbInlinePatch.REQUEST_OUTPUT_STREAM.equals(className)) { // issue 22: the identity context inline
             return redefined != null || bytes == null || !hooksVisible(loader) ? null : JacorbInlinePatch.transform(bytes);
+        }
+        if (JacorbReplyWaitPatch.REPLY_PLACEHOLDER.equals(className)) { // issue 18: the caller waits, taking callbacks
+            return redefined != null || bytes == null || !CallbackMode.ORIGINAL || !hooksVisible(loader) ? null
+                    : JacorbReplyWaitPatch.transform(bytes);
         }
         if (redefined != null || bytes == null || !(DELEGATE.equals(className) || REQUEST_PROCESSOR.equals(className))) {
             return null;

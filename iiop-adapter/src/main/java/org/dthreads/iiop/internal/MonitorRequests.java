@@ -27,7 +27,9 @@ import org.omg.PortableServer.Servant;
  * {@link SiteHelloRequests#answer} before the servant's object is looked at.
  *
  * <p>Never throws to the ORB: a malformed body or an operation the site refuses gets an error reply (and a
- * rate-limited log line for malformed requests).
+ * rate-limited log line for malformed requests). A body is malformed unless it reads whole, within the GIOP
+ * message where the ORB tells its end, and matches its check value ({@link MonitorRequestBody}): nothing of a
+ * malformed body is run.
  *
  * <h2>The object whose monitor is meant</h2>
  * The servant the request was dispatched to, except for ties: an RMI-IIOP tie ({@code javax.rmi.CORBA.Tie},
@@ -38,8 +40,9 @@ import org.omg.PortableServer.Servant;
  * <h2>Peer</h2>
  * A portable skeleton cannot see the client's address. On JacORB and the GlassFish ORB the response handler
  * is the ORB's request object, whose connection has the socket: the peer passed to {@code serve} is then
- * {@code "iiop /127.0.0.1:40422"} (found by reflection on public methods, cached per handler class); on
- * other ORBs, or if that fails, it is the site of the request's thread class ({@code "iiop site 0000002a"}).
+ * {@code "iiop /127.0.0.1:40422"} (found by reflection on public methods, per request: the operation is a
+ * network round trip already); on other ORBs, or if that fails, it is the site of the request's thread class
+ * ({@code "iiop site 0000002a"}).
  */
 public final class MonitorRequests implements MonitorRequestHook.Server {
 
@@ -75,21 +78,13 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
      * @return the reply
      */
     public static OutputStream serve(Object servant, InputStream in, ResponseHandler handler) {
-        int op;
-        int nanos;
-        long cls;
-        long token;
-        long arg;
+        MonitorRequestBody body;
         try {
-            op = in.read_long();
-            nanos = in.read_long();
-            cls = in.read_longlong();
-            token = in.read_longlong();
-            arg = in.read_longlong();
-        } catch (RuntimeException e) { // MARSHAL (a SystemException) for a truncated body
-            return reply(handler, malformed(e));
+            body = MonitorRequestBody.read(in);
+        } catch (MonitorRequestBody.Malformed e) {
+            return reply(handler, malformed(e.getMessage(), handler));
         }
-        return reply(handler, run(servant, op, nanos, cls, token, arg, handler));
+        return reply(handler, run(servant, body, handler));
     }
 
     @Override
@@ -100,8 +95,10 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
 
     /**
      * Serves one request that reached a DSI servant: the same body and reply as {@link #serve}, read and
-     * written through the DSI: the five values as IN arguments, the status as the result, the value or
-     * message after it as an OUT argument (marshalled after the result, as the stream reply has it).
+     * written through the DSI: the five values and the check value as IN arguments, the status as the result,
+     * the value or message after it as an OUT argument (marshalled after the result, as the stream reply has
+     * it). On JacORB the body is then read once more from the request's stream, which is bounded by the GIOP
+     * message there (see {@link MonitorRequestBody}).
      *
      * @param servant the DSI servant
      * @param request the request
@@ -112,21 +109,27 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
             return false;
         }
         ORB orb = servant._orb();
-        NVList args = orb.create_list(6);
+        NVList args = orb.create_list(7);
         Any op = in(orb, args, "op", TCKind.tk_long);
         Any nanos = in(orb, args, "nanos", TCKind.tk_long);
         Any cls = in(orb, args, "threadClass", TCKind.tk_longlong);
         Any token = in(orb, args, "token", TCKind.tk_longlong);
         Any arg = in(orb, args, "arg", TCKind.tk_longlong);
+        Any check = in(orb, args, "check", TCKind.tk_ulong);
         Any value = orb.create_any();
         args.add_value("value", value, ARG_OUT.value);
         Outcome outcome;
         try {
             request.arguments(args);
-            outcome = run(servant, op.extract_long(), nanos.extract_long(), cls.extract_longlong(),
-                    token.extract_longlong(), arg.extract_longlong(), request);
+            InputStream bounded = GiopBodyEnd.dsiStream(request);
+            MonitorRequestBody body = bounded != null ? MonitorRequestBody.read(bounded)
+                    : new MonitorRequestBody(op.extract_long(), nanos.extract_long(), cls.extract_longlong(),
+                            token.extract_longlong(), arg.extract_longlong()).verified(check.extract_ulong());
+            outcome = run(servant, body, request);
+        } catch (MonitorRequestBody.Malformed e) {
+            outcome = malformed(e.getMessage(), request);
         } catch (RuntimeException e) { // MARSHAL, BAD_OPERATION: a truncated or mistyped body
-            outcome = malformed(e);
+            outcome = malformed("unreadable (" + e + ")", request);
         }
         Any status = orb.create_any();
         status.insert_long(outcome.status);
@@ -156,15 +159,23 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
         }
     }
 
-    private static Outcome malformed(RuntimeException e) {
-        String msg = "dthreads: malformed " + MonitorRequestHook.OPERATION + " request (" + e
-                + "); expected long op, long nanos, long long class, long long token, long long arg";
+    /** A body not to serve: a rate-limited line and an error reply, nothing run. */
+    private static Outcome malformed(String reason, Object handler) {
+        String address = addressOf(handler);
+        String msg = "dthreads: malformed " + MonitorRequestHook.OPERATION + " request"
+                + (address != null ? " from " + address : "") + ", not served: " + reason + "; expected "
+                + MonitorRequestBody.LAYOUT;
         LOG.warn("malformed-monitor-request", msg);
         return Outcome.error(MonitorWire.REFUSED, msg);
     }
 
-    /** Runs one decoded request on the servant's object. */
-    private static Outcome run(Object servant, int op, int nanos, long cls, long token, long arg, Object handler) {
+    /** Runs one verified request on the servant's object. */
+    private static Outcome run(Object servant, MonitorRequestBody body, Object handler) {
+        int op = body.op();
+        int nanos = body.nanos();
+        long cls = body.threadClass();
+        long token = body.token();
+        long arg = body.arg();
         if (op == RemoteMonitorSite.SITE_HELLO) { // about the site, not the object
             return new Outcome(MonitorWire.OK, 0L, SiteHelloRequests.answer(cls, token, peerOf(handler, cls)));
         }
@@ -215,6 +226,12 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
 
     /** The client's address from the ORB's request object, or the class's site (see "Peer"). */
     static String peerOf(Object handler, long cls) {
+        String address = addressOf(handler);
+        return address != null ? address : "iiop site " + String.format("%08x", ThreadClass.siteId(cls));
+    }
+
+    /** {@code "iiop /127.0.0.1:40422"} from the ORB's request object, or null (see "Peer"). */
+    private static String addressOf(Object handler) {
         try {
             Object connection = handler.getClass().getMethod("getConnection").invoke(handler);
             Object socket = socketOf(connection);
@@ -225,9 +242,9 @@ public final class MonitorRequests implements MonitorRequestHook.Server {
                 return "iiop " + s.getRemoteSocketAddress();
             }
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            // not an ORB we know: fall back to the class's site
+            // not an ORB we know
         }
-        return "iiop site " + String.format("%08x", ThreadClass.siteId(cls));
+        return null;
     }
 
     private static Object socketOf(Object connection) throws ReflectiveOperationException {

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.omg.CORBA.ORB;
+import org.omg.CORBA.portable.InputStream;
 import org.omg.CORBA.portable.ObjectImpl;
+import org.omg.CORBA.portable.OutputStream;
 
 /**
  * Issue 15 §5: a DSI servant ({@code DynamicImplementation}) serves remote monitor requests once the agent
@@ -65,6 +67,24 @@ class DsiServantPatchTest {
         IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class,
                 () -> t.call(patched, RemoteMonitorSite.EXIT, cls, token, 0L, 0));
         assertTrue(e.getMessage().contains("lease"), e.getMessage());
+    }
+
+    /** A short body read through the DSI (JacORB reads its arguments past the end too): refused, not run. */
+    @Test
+    void aTruncatedRequestIsRefusedAndNotRun() throws Exception {
+        ServantInvokePatchTest.fillBufferPool(server, ServantInvokePatchTest.STALE_HIGH, ServantInvokePatchTest.STALE_LOW);
+        OutputStream out = patched._request(MonitorRequestHook.OPERATION, true);
+        out.write_long(RemoteMonitorSite.HOLDS); // truncated: nothing after the op code
+        InputStream in = patched._invoke(out);
+        try {
+            assertEquals(MonitorWire.REFUSED, in.read_long());
+            String message = in.read_string();
+            assertTrue(message.contains("malformed"), message);
+        } finally {
+            patched._releaseReply(in);
+        }
+        assertEquals(0L, IiopMonitorTransport.instance().call(patched, RemoteMonitorSite.HOLDS,
+                ServantInvokePatchTest.CLS, 0L, 0L, 0), "the servant keeps serving");
     }
 
     @Test

@@ -157,12 +157,12 @@ class ServantInvokePatchTest {
 
     @Test
     void aMalformedRequestGetsAnErrorReplyAndTheServerKeepsServing() throws Exception {
+        fillBufferPool(server, STALE_HIGH, STALE_LOW);
         OutputStream out = patched._request(MonitorRequestHook.OPERATION, true);
         out.write_long(RemoteMonitorSite.HOLDS); // truncated: nothing after the op code
         org.omg.CORBA.portable.InputStream in = patched._invoke(out);
         try {
-            // JacORB reads zeros past the end of a body rather than failing (MARSHAL, answered REFUSED
-            // "malformed ..." on ORBs that check): then the class 0 is refused as invalid
+            // refused, never run: REFUSED "malformed ..." (ILLEGAL_ARGUMENT "... invalid class" if a site read zeros)
             int status = in.read_long();
             String message = in.read_string();
             assertTrue(status == MonitorWire.ILLEGAL_ARGUMENT || status == MonitorWire.REFUSED, status + " " + message);
@@ -171,6 +171,65 @@ class ServantInvokePatchTest {
             patched._releaseReply(in);
         }
         assertEquals(0L, IiopMonitorTransport.instance().call(patched, RemoteMonitorSite.HOLDS, CLS, 0L, 0L, 0));
+    }
+
+    @Test
+    void aRequestWithoutTheCheckValueOrWithAWrongOneIsRefused() throws Exception {
+        MonitorRequestBody holds = new MonitorRequestBody(RemoteMonitorSite.HOLDS, 0, CLS, 0L, 0L);
+        for (boolean withCheck : new boolean[] {true, false}) { // corrupted; as a dthreads without checks wrote it
+            fillBufferPool(server, STALE_HIGH, STALE_LOW);
+            OutputStream out = patched._request(MonitorRequestHook.OPERATION, true);
+            out.write_long(holds.op());
+            out.write_long(holds.nanos());
+            out.write_longlong(holds.threadClass());
+            out.write_longlong(holds.token());
+            out.write_longlong(holds.arg());
+            if (withCheck) {
+                out.write_ulong(holds.check() ^ 1);
+            }
+            org.omg.CORBA.portable.InputStream in = patched._invoke(out);
+            try {
+                assertEquals(MonitorWire.REFUSED, in.read_long());
+                String message = in.read_string();
+                assertTrue(message.contains("malformed") && message.contains(withCheck ? "does not match"
+                        : "the GIOP message ends 4 bytes before"), message);
+            } finally {
+                patched._releaseReply(in);
+            }
+        }
+    }
+
+    /**
+     * Stale bytes for JacORB's buffer pool: at every 8-aligned offset {@code STALE_HIGH}, then {@code STALE_LOW}.
+     * Read after a HOLDS op code at the 8-aligned start of a GIOP 1.2 body they are nanos 7, the valid class
+     * {@code 0x2c11ab22_00000007} as class, token and arg, and check value {@code STALE_HIGH}, which is the
+     * CRC-32 of those values (solved for, over GF(2)): the tail of an earlier well-formed request of the same
+     * shape, the one case a check value cannot catch.
+     */
+    static final int STALE_HIGH = 0x2c11ab22;
+    static final int STALE_LOW = 7;
+
+    /**
+     * Puts buffers holding the stale pattern on top of the ORB's pool of 1 KB buffers: JacORB reads each incoming
+     * message into the buffer last returned to that pool (a stack of at most 20 per size), never clearing it,
+     * and only output streams return buffers. Without this, what lies past a short body depends on the traffic
+     * before (zeros in a fresh buffer, text of an earlier reply, ...).
+     */
+    static void fillBufferPool(ORB orb, int high, int low) throws IOException {
+        assertEquals(high, new MonitorRequestBody(RemoteMonitorSite.HOLDS, low, ((long) high << 32) | low,
+                ((long) high << 32) | low, ((long) high << 32) | low).check(), "the pattern is a well-formed tail");
+        java.util.List<OutputStream> streams = new java.util.ArrayList<>();
+        for (int i = 0; i < 32; i++) {
+            OutputStream s = orb.create_output_stream();
+            for (int j = 0; j < 100; j++) {
+                s.write_long(high);
+                s.write_long(low);
+            }
+            streams.add(s);
+        }
+        for (OutputStream s : streams) {
+            s.close();
+        }
     }
 
     /** Site hellos from server to client (issue 15 §5): op 11 is answered with the site's identity. */

@@ -40,6 +40,8 @@ final class CallbackMailbox {
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<CallbackInvocation> queue = new ArrayDeque<>(); // guarded by lock
     private boolean closed; // guarded by lock
+    /** Also called by {@link #offer} after the unpark: wakes an owner that waits inside an ORB ({@link CallbackOrbWait}). */
+    private volatile Runnable waker;
 
     private CallbackMailbox(long threadClass) {
         this.threadClass = threadClass;
@@ -88,7 +90,28 @@ final class CallbackMailbox {
             lock.unlock();
         }
         LockSupport.unpark(owner);
+        Runnable w = waker;
+        if (w != null) {
+            w.run();
+        }
         return true;
+    }
+
+    /** Owner: sets what {@link #offer} runs after its unpark (null: nothing); returns the previous one. */
+    Runnable swapWaker(Runnable next) {
+        Runnable previous = waker;
+        waker = next;
+        return previous;
+    }
+
+    /** Whether an invocation is queued (one its server took back may still count). */
+    boolean hasQueued() {
+        lock.lock();
+        try {
+            return !queue.isEmpty();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -141,7 +164,8 @@ final class CallbackMailbox {
         }
     }
 
-    private CallbackInvocation poll() {
+    /** Owner: the next queued invocation, claimed for running ({@link CallbackInvocation#start()}), or null. */
+    CallbackInvocation poll() {
         lock.lock();
         try {
             for (CallbackInvocation i = queue.pollFirst(); i != null; i = queue.pollFirst()) {

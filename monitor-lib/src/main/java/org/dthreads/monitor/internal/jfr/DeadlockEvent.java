@@ -7,7 +7,11 @@ import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 
-/** A deadlock found by the automatic check ({@code -Ddthreads.deadlock.detect}). Built only by {@link MonitorEvents}. */
+/**
+ * A deadlock found by the automatic check ({@code -Ddthreads.deadlock.detect}). Built only by {@link MonitorEvents}.
+ * The cycle stays text, which JFR stores in its string pool: only the watch's platform thread commits this event, so
+ * no virtual thread is pinned for it (see {@link MonitorEvents}).
+ */
 @Name("org.dthreads.Deadlock")
 @Label("dthreads Deadlock")
 @Description("A cycle in the wait-for graph over thread classes, found by the automatic deadlock check")

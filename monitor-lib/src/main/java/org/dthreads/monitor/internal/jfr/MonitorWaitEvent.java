@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
 import jdk.jfr.Label;
+import jdk.jfr.MemoryAddress;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Threshold;
@@ -12,7 +13,7 @@ import jdk.jfr.Timespan;
 /**
  * A {@code wait()} on an emulated monitor: the equivalent of {@code jdk.JavaMonitorWait}. The duration runs from
  * the call to the return (re-acquisition included, as the JVM's). Threshold 20 ms by default, as the JDK's.
- * Built only by {@link MonitorEvents}.
+ * Built only by {@link MonitorEvents}. The thread class is a number, never text: see {@link MonitorEvents}.
  */
 @Name("org.dthreads.MonitorWait")
 @Label("Emulated Monitor Wait")
@@ -29,8 +30,10 @@ final class MonitorWaitEvent extends Event {
     int identityHash;
 
     @Label("Thread Class")
-    @Description("The dthreads thread equivalence class the waiting thread acts for")
-    String threadClass;
+    @Description("The dthreads thread equivalence class the waiting thread acts for: site id in the high 32 bits,"
+            + " thread id in the low 32, shown in hex (org.dthreads.ThreadClass.format prints it as site:thread)")
+    @MemoryAddress // not an address: the content type that jfr print and JMC show in hex
+    long threadClass;
 
     @Label("Notifier")
     @Description("The thread that notified this one (for a remote class, the server thread that carried its notify); none on timeout or interrupt")

@@ -1,0 +1,249 @@
+package org.dthreads.iiop.internal;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.dthreads.internal.RateLimitedLog;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+
+/**
+ * Load-time patch of {@code org.jacorb.orb.giop.ReplyPlaceholder} for {@link JacorbReplyWait} (chained from
+ * {@link JacorbPatch}, only in {@code -Ddthreads.callbacks=original} mode):
+ * <ul>
+ *   <li>{@code getInputStream(boolean)} is renamed to {@code getInputStream$dthreads} (private, synthetic), its
+ *       code unchanged but for its one {@code lock.wait(long)}, which becomes
+ *       {@code JacorbReplyWait.await(lock, long)} (same stack: no new local, branch or frame);</li>
+ *   <li>a method with the original name, access and descriptor returns
+ *       {@code (MessageInputStream) JacorbReplyWait.getInputStream(this, b, MethodHandles.lookup())}.</li>
+ * </ul>
+ *
+ * <p>Shape guard ({@link #shapeProblem}): patched only if that method makes exactly one call of
+ * {@code Object.wait(long)} and no other wait or notify, inside one {@code synchronized} block (a catch-all
+ * handler covers the call, which releases the monitor when {@link JacorbReplyWait#CALLBACK_QUEUED} passes), with an
+ * {@code InterruptedException} handler around it, and the class has the fields {@code lock} and {@code timeout}
+ * (JacORB 3.8 and 3.9). Otherwise the class stays as it is, one line is logged, and the original-mode calls of
+ * this JacORB go through helper threads as before ({@link JacorbCallbacks} looks for the renamed method).
+ * Stateless.
+ */
+final class JacorbReplyWaitPatch {
+
+    private static final RateLimitedLog LOG = RateLimitedLog.forClass(JacorbPatch.class);
+
+    static final String REPLY_PLACEHOLDER = "org/jacorb/orb/giop/ReplyPlaceholder";
+    static final String METHOD = "getInputStream";
+    static final String DESC = "(Z)Lorg/jacorb/orb/giop/MessageInputStream;";
+    static final String LOCK_FIELD = "lock";
+    static final String TIMEOUT_FIELD = "timeout";
+    /** Built at run time so that the agent's shading never rewrites it. */
+    static final String HOOK = String.join("/", "org", "dthreads", "iiop", "internal", "JacorbReplyWait");
+    private static final String LOOKUP = "Ljava/lang/invoke/MethodHandles$Lookup;";
+
+    private JacorbReplyWaitPatch() {}
+
+    /** The patched class, or null (left alone: patched already, or not of the expected shape; logged). */
+    static byte[] transform(byte[] bytes) {
+        try {
+            if (JacorbPatch.alreadyPatched(bytes)) {
+                return null;
+            }
+            String problem = shapeProblem(bytes);
+            if (problem != null) {
+                LOG.warn("jacorb-reply-wait-shape", "dthreads: " + REPLY_PLACEHOLDER.replace('/', '.') + "." + METHOD
+                        + " is not of the expected shape in this JacORB version (" + problem + "); original-mode"
+                        + " calls wait for their replies on helper threads");
+                return null;
+            }
+            return patch(bytes);
+        } catch (RuntimeException e) {
+            LOG.error("jacorb-reply-wait-failed", "dthreads: could not patch " + REPLY_PLACEHOLDER.replace('/', '.')
+                    + "; original-mode calls wait for their replies on helper threads: " + e);
+            return null;
+        }
+    }
+
+    /** Why {@code bytes} cannot be patched, or null if the wait loop is as expected. */
+    static String shapeProblem(byte[] bytes) {
+        Shape shape = new Shape();
+        new ClassReader(bytes).accept(shape, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        return shape.problem();
+    }
+
+    /** Reads the fields and the wait loop of the class (ASM core API only: the agent ships no tree API). */
+    private static final class Shape extends ClassVisitor {
+        private boolean lock;
+        private boolean timeout;
+        private boolean method;
+        private int monitors;
+        private final List<String> waits = new ArrayList<>(); // name + descriptor + opcode of each wait/notify
+        private int waitAt = -1; // instruction index of the first wait
+        private final List<Object[]> handlers = new ArrayList<>(); // {start, end, type}
+        private final Map<Label, Integer> positions = new HashMap<>();
+
+        Shape() {
+            super(Opcodes.ASM9);
+        }
+
+        @Override
+        public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+            if ((access & Opcodes.ACC_STATIC) == 0) {
+                lock |= name.equals(LOCK_FIELD) && descriptor.equals("Ljava/lang/Object;");
+                timeout |= name.equals(TIMEOUT_FIELD) && descriptor.equals("I");
+            }
+            return null;
+        }
+
+        @Override
+        public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] exc) {
+            if (!name.equals(METHOD) || !descriptor.equals(DESC)
+                    || (access & (Opcodes.ACC_STATIC | Opcodes.ACC_ABSTRACT | Opcodes.ACC_SYNCHRONIZED)) != 0) {
+                return null;
+            }
+            method = true;
+            return new MethodVisitor(Opcodes.ASM9) {
+                private int index;
+
+                @Override
+                public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
+                    handlers.add(new Object[] {start, end, type});
+                }
+
+                @Override
+                public void visitLabel(Label label) {
+                    positions.put(label, index);
+                }
+
+                @Override
+                public void visitInsn(int opcode) {
+                    if (opcode == Opcodes.MONITORENTER) {
+                        monitors++;
+                    }
+                    index++;
+                }
+
+                @Override
+                public void visitMethodInsn(int opcode, String owner, String name, String desc, boolean itf) {
+                    if (owner.equals("java/lang/Object") && (name.equals("wait") || name.startsWith("notify"))) {
+                        waits.add(name + desc + opcode);
+                        waitAt = waitAt < 0 ? index : waitAt;
+                    }
+                    index++;
+                }
+
+                @Override
+                public void visitVarInsn(int opcode, int var) {
+                    index++;
+                }
+
+                @Override
+                public void visitFieldInsn(int opcode, String owner, String name, String desc) {
+                    index++;
+                }
+
+                @Override
+                public void visitJumpInsn(int opcode, Label label) {
+                    index++;
+                }
+            };
+        }
+
+        String problem() {
+            if (!lock || !timeout) {
+                return "no instance fields lock and timeout";
+            }
+            if (!method) {
+                return "no instance method " + METHOD + DESC + " with a body, not synchronized";
+            }
+            if (monitors != 1 || !waits.equals(List.of("wait(J)V" + Opcodes.INVOKEVIRTUAL))) {
+                return monitors + " synchronized blocks, waits and notifies " + waits
+                        + " (expected one block and one Object.wait(long))";
+            }
+            boolean any = false;
+            boolean interrupted = false;
+            for (Object[] h : handlers) {
+                Integer start = positions.get((Label) h[0]);
+                Integer end = positions.get((Label) h[1]);
+                if (start != null && end != null && start <= waitAt && waitAt < end) {
+                    any |= h[2] == null;
+                    interrupted |= "java/lang/InterruptedException".equals(h[2]);
+                }
+            }
+            return any && interrupted ? null
+                    : "the wait is not inside a synchronized block with an InterruptedException handler";
+        }
+    }
+
+    /** Renames the method, redirects its wait and adds the wrapper. Precondition: {@link #shapeProblem} is null. */
+    static byte[] patch(byte[] bytes) {
+        ClassReader reader = new ClassReader(bytes);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            private int access = -1;
+            private String[] exceptions;
+
+            @Override
+            public MethodVisitor visitMethod(int acc, String name, String descriptor, String signature, String[] exc) {
+                if (!name.equals(METHOD) || !descriptor.equals(DESC)) {
+                    return super.visitMethod(acc, name, descriptor, signature, exc);
+                }
+                access = acc;
+                exceptions = exc;
+                int renamed = (acc & ~(Opcodes.ACC_PUBLIC | Opcodes.ACC_PROTECTED)) | Opcodes.ACC_PRIVATE
+                        | Opcodes.ACC_SYNTHETIC;
+                return new MethodVisitor(Opcodes.ASM9, super.visitMethod(renamed, name + JacorbPatch.SUFFIX, descriptor,
+                        signature, exc)) {
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
+                        if (opcode == Opcodes.INVOKEVIRTUAL && owner.equals("java/lang/Object") && method.equals("wait")
+                                && desc.equals("(J)V")) {
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "await", "(Ljava/lang/Object;J)V", false);
+                        } else {
+                            super.visitMethodInsn(opcode, owner, method, desc, itf);
+                        }
+                    }
+                };
+            }
+
+            @Override
+            public void visitEnd() {
+                if (access != -1) {
+                    MethodVisitor mv = super.visitMethod(access, METHOD, DESC, null, exceptions);
+                    mv.visitCode();
+                    mv.visitVarInsn(Opcodes.ALOAD, 0);
+                    mv.visitVarInsn(Opcodes.ILOAD, 1);
+                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup", "()" + LOOKUP,
+                            false);
+                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, METHOD, "(Ljava/lang/Object;Z" + LOOKUP
+                            + ")Ljava/lang/Object;", false);
+                    mv.visitTypeInsn(Opcodes.CHECKCAST, "org/jacorb/orb/giop/MessageInputStream");
+                    mv.visitInsn(Opcodes.ARETURN);
+                    mv.visitMaxs(0, 0);
+                    mv.visitEnd();
+                }
+                super.visitEnd();
+            }
+        }, 0);
+        return writer.toByteArray();
+    }
+
+    /** Whether the JacORB that {@code loader} sees has the patched reply wait. */
+    static boolean patched(ClassLoader loader) {
+        try {
+            for (java.lang.reflect.Method m : Class.forName(REPLY_PLACEHOLDER.replace('/', '.'), false, loader)
+                    .getDeclaredMethods()) {
+                if (m.getName().equals(METHOD + JacorbPatch.SUFFIX)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+}
