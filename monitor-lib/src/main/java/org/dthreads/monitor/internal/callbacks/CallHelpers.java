@@ -7,10 +7,10 @@ import org.dthreads.monitor.internal.ThreadKinds;
 
 /**
  * The helper threads that make outgoing calls for waiting callers ({@link CallbackOutgoingCall}): a virtual thread
- * for a virtual caller (JDK 21 and later), the platform helper kept by a platform caller otherwise
- * ({@link CallerHelper}: one per caller thread and nesting depth, parked between calls, woken by a direct
+ * for a virtual caller (JDK 21 and later), else a platform helper taken from this JVM's stack of idle ones
+ * ({@link CallerHelper}: as many as calls were in flight at the peak, parked between calls, woken by a direct
  * {@code unpark}). A virtual caller parks without holding a carrier, and so does a virtual helper blocked in its
- * socket read, so 1,000 virtual threads in calls cost no 1,000 platform threads; a platform caller keeps a
+ * socket read, so 1,000 virtual threads in calls cost no 1,000 platform threads; a platform caller gets a
  * platform helper (no virtual-thread scheduler in the way of its reply).
  *
  * <p>The code is compiled for Java 17: {@code Thread.ofVirtual()} is reached through method handles looked up once
@@ -62,7 +62,7 @@ final class CallHelpers {
                 reply.publish();
             }).start();
         } else {
-            CallerHelper.handOver(work, reply, CallerHelper.IDLE_NANOS);
+            CallerHelper.handOver(work, reply);
         }
     }
 

@@ -17,8 +17,8 @@ import org.dthreads.internal.RateLimitedLog;
  * reading the reply (iiop-adapter's fast paths: the ORBs keep per-thread state around the rest).
  *
  * <h2>Concurrency</h2>
- * The helpers ({@link CallHelpers}) are virtual threads for a virtual caller, else a daemon thread kept per
- * caller thread and nesting depth ({@link CallerHelper}; idle ones end after 30 s); a helper
+ * The helpers ({@link CallHelpers}) are virtual threads for a virtual caller, else platform daemon threads taken
+ * from a shared stack of idle ones ({@link CallerHelper}; one per call in flight, idle ones end after 30 s); a helper
  * touches only the call's own arguments and its {@link CallbackReply}, and runs with the caller's context class
  * loader (RMI and the ORBs resolve classes of the reply through it) and bound to the caller's class. The mailbox
  * is opened by the outermost such call of a thread and closed in its {@code finally}, so it lives exactly while the
