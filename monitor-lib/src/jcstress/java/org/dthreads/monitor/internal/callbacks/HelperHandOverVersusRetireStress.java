@@ -8,34 +8,31 @@ import org.openjdk.jcstress.annotations.Expect;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
-import org.openjdk.jcstress.infra.results.IIII_Result;
+import org.openjdk.jcstress.infra.results.III_Result;
 
 /**
- * Two callers pop the one idle helper on the shared stack and hand it their call
- * ({@link CallerHelper#handToIdle}: pop, then {@link CallerHelper#tryHandOver}) just as the helper's idle time runs
- * out ({@link CallerHelper#awaitCall} with no idle time: it retires unless a call is there, and takes itself off the
- * stack). Exactly one of the three wins: one caller's call is run by the helper (the other caller found the stack
- * empty and starts a helper), or the helper retired (both callers start one). Never a call handed to a helper that
- * has ended (never run), two calls handed to one helper (one lost), a call taken that was not handed over, nor a
- * retired helper left on the stack.
- * r1, r2: 1 = that caller handed its call over, 0 = it found no idle helper; r3: 1 or 2 = the helper took caller 1's
- * or caller 2's call, 0 = it retired, 3 = it took something else; r4: helpers left on the stack.
+ * A caller pops the one idle helper on the shared stack and hands it its call ({@link CallerHelper#handToIdle}: pop,
+ * then {@link CallerHelper#tryHandOver}) just as the helper's idle time runs out ({@link CallerHelper#awaitCall}
+ * with no idle time: it retires unless a call is there, and takes itself off the stack). Exactly one of the two
+ * wins: the helper runs the call, or it retired and the caller found no idle helper (the caller popped it too late
+ * and dropped it, or found the stack empty; either way it starts another). Never a call handed to a helper that has
+ * ended (never run), a helper that takes a call not handed over or another one (run twice, or the wrong one), nor a
+ * retired helper left on the stack for a later caller.
+ * r1: 1 = handed over, 0 = no idle helper found; r2: 1 = the helper took the call handed over, 0 = it retired,
+ * 2 = it took something else; r3: helpers left on the stack at the end.
  */
 @JCStressTest
-@Outcome(id = "1, 0, 1, 0", expect = Expect.ACCEPTABLE, desc = "caller 1 popped it and handed over; it took that call")
-@Outcome(id = "0, 1, 2, 0", expect = Expect.ACCEPTABLE, desc = "caller 2 popped it and handed over; it took that call")
-@Outcome(id = "0, 0, 0, 0", expect = Expect.ACCEPTABLE, desc = "it retired first; both callers start a helper")
-@Outcome(id = "1, 1, .*", expect = Expect.FORBIDDEN, desc = "both callers handed a call: one of them is lost")
-@Outcome(id = "1, 0, [02], .*", expect = Expect.FORBIDDEN, desc = "caller 1's call lost (helper retired or took another)")
-@Outcome(id = "0, 1, [01], .*", expect = Expect.FORBIDDEN, desc = "caller 2's call lost (helper retired or took another)")
-@Outcome(id = "0, 0, [123], .*", expect = Expect.FORBIDDEN, desc = "the helper took a call nobody handed over")
-@Outcome(id = ".*", expect = Expect.FORBIDDEN, desc = "a helper left on the stack, or another mix-up")
+@Outcome(id = "1, 1, 0", expect = Expect.ACCEPTABLE, desc = "handed over; the helper took it")
+@Outcome(id = "0, 0, 0", expect = Expect.ACCEPTABLE, desc = "the helper retired first and left; the caller starts another")
+@Outcome(id = "1, 0, .*", expect = Expect.FORBIDDEN, desc = "handed to a retired helper: the call never runs")
+@Outcome(id = "0, 1, .*", expect = Expect.FORBIDDEN, desc = "the helper took a call the caller did not hand over")
+@Outcome(id = ".*, 2, .*", expect = Expect.FORBIDDEN, desc = "the helper took another call than the one handed over")
+@Outcome(id = ".*", expect = Expect.FORBIDDEN, desc = "a retired helper left on the stack")
 @State
 public class HelperHandOverVersusRetireStress {
     final Deque<CallerHelper> idle = new ConcurrentLinkedDeque<>();
     final CallerHelper helper = new CallerHelper(idle, 0L);
-    final Runnable work1 = () -> { };
-    final Runnable work2 = () -> { };
+    final Runnable work = () -> { };
     final CallbackReply reply = new CallbackReply(null);
 
     public HelperHandOverVersusRetireStress() {
@@ -43,27 +40,17 @@ public class HelperHandOverVersusRetireStress {
     }
 
     @Actor
-    public void caller1(IIII_Result r) {
-        r.r1 = CallerHelper.handToIdle(idle, work1, reply) ? 1 : 0;
+    public void caller(III_Result r) {
+        r.r1 = CallerHelper.handToIdle(idle, work, reply) ? 1 : 0;
     }
 
     @Actor
-    public void caller2(IIII_Result r) {
-        r.r2 = CallerHelper.handToIdle(idle, work2, reply) ? 1 : 0;
-    }
-
-    @Actor
-    public void helper(IIII_Result r) {
-        if (!helper.awaitCall()) {
-            r.r3 = 0;
-        } else {
-            Runnable taken = helper.handedWork();
-            r.r3 = taken == work1 ? 1 : taken == work2 ? 2 : 3;
-        }
+    public void helper(III_Result r) {
+        r.r2 = !helper.awaitCall() ? 0 : helper.handedWork() == work ? 1 : 2;
     }
 
     @Arbiter
-    public void stackAfter(IIII_Result r) {
-        r.r4 = idle.size();
+    public void stackAfter(III_Result r) {
+        r.r3 = idle.size();
     }
 }
