@@ -20,11 +20,13 @@ import org.dthreads.junit.SiteContext;
  * {@code stopConsumer}, {@code busy} (emulated monitors still held or waited on, from the dthreads dump; -1 without
  * dthreads) and {@code threads} (live threads; of them the helper threads of outgoing calls in
  * {@code -Ddthreads.callbacks=original} mode, {@code dthreads-call-N}; and the threads inside that mode's code: a
- * caller waiting on its mailbox, a server thread handing a callback over, a helper in a call).
+ * caller waiting on its mailbox, a server thread handing a callback over, a helper in a call; not a helper idle
+ * between calls).
  */
 final class SoakKit {
 
     private static final String CALLBACKS_PACKAGE = "org.dthreads.monitor.internal.callbacks.";
+    private static final String IDLE_HELPER = CALLBACKS_PACKAGE + "CallerHelper";
 
     /** One chain, started by a driver with a random token. */
     interface Chain {
@@ -104,8 +106,10 @@ final class SoakKit {
         ctx.step("threads", args -> {
             Map<Thread, StackTraceElement[]> all = Thread.getAllStackTraces();
             long helpers = all.keySet().stream().filter(t -> t.getName().startsWith("dthreads-call-")).count();
+            // an idle platform helper, parked in CallerHelper between calls, is not in a call
             long inCallbacks = all.values().stream().filter(stack -> Arrays.stream(stack)
-                    .anyMatch(frame -> frame.getClassName().startsWith(CALLBACKS_PACKAGE))).count();
+                    .anyMatch(frame -> frame.getClassName().startsWith(CALLBACKS_PACKAGE)
+                            && !frame.getClassName().equals(IDLE_HELPER))).count();
             return ManagementFactory.getThreadMXBean().getThreadCount() + " " + helpers + " " + inCallbacks;
         });
         ctx.step("busy", args -> {

@@ -2,36 +2,26 @@ package org.dthreads.monitor.internal.callbacks;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.dthreads.monitor.internal.ThreadKinds;
 
 /**
  * The helper threads that make outgoing calls for waiting callers ({@link CallbackOutgoingCall}): a virtual thread
- * for a virtual caller (JDK 21 and later), a pooled platform thread otherwise. A virtual caller parks without
- * holding a carrier, and so does a virtual helper blocked in its socket read, so 1,000 virtual threads in calls
- * cost no 1,000 platform threads; a platform caller keeps a platform helper (no virtual-thread scheduler in the
- * way of its reply).
+ * for a virtual caller (JDK 21 and later), else a platform helper taken from this JVM's stack of idle ones
+ * ({@link CallerHelper}: as many as calls were in flight at the peak, parked between calls, woken by a direct
+ * {@code unpark}). A virtual caller parks without holding a carrier, and so does a virtual helper blocked in its
+ * socket read, so 1,000 virtual threads in calls cost no 1,000 platform threads; a platform caller gets a
+ * platform helper (no virtual-thread scheduler in the way of its reply).
  *
  * <p>The code is compiled for Java 17: {@code Thread.ofVirtual()} is reached through method handles looked up once
  * ({@code Thread.isVirtual()} through {@link ThreadKinds}); on JDK 17 to 20 they are absent and every helper is a platform thread.
  *
  * <h2>Concurrency</h2>
- * Stateless but for the pool ({@code ThreadPoolExecutor}: one daemon thread per call in flight, idle ones end
- * after 30 s) and the virtual factory (safe for concurrent use, per {@code Thread.Builder.factory()}).
+ * Stateless but for the virtual factory (safe for concurrent use, per {@code Thread.Builder.factory()}); the
+ * platform helpers' hand-off is {@link CallerHelper}'s.
  */
 final class CallHelpers {
 
-    private static final AtomicInteger NUMBER = new AtomicInteger();
-    private static final ThreadPoolExecutor PLATFORM = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), task -> {
-                Thread t = new Thread(task, "dthreads-call-" + NUMBER.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
     /** {@code Thread.ofVirtual().name("dthreads-call-v", 1).factory()}; null before JDK 21. */
     private static final ThreadFactory VIRTUAL;
 
@@ -55,15 +45,24 @@ final class CallHelpers {
     private CallHelpers() {}
 
     /**
-     * Runs {@code task} on a new helper thread: virtual if the calling thread is.
+     * Runs {@code work} on a helper thread, virtual if the calling thread is, then publishes {@code reply}
+     * ({@code work} records the call's outcome in it; a {@code Throwable} escaping {@code work} is recorded as the
+     * outcome).
      *
-     * @throws java.util.concurrent.RejectedExecutionException or {@link OutOfMemoryError} if no thread can start
+     * @throws OutOfMemoryError if no thread can start (nothing runs)
      */
-    static void start(Runnable task) {
+    static void start(Runnable work, CallbackReply reply) {
         if (isVirtual(Thread.currentThread())) {
-            VIRTUAL.newThread(task).start();
+            VIRTUAL.newThread(() -> {
+                try {
+                    work.run();
+                } catch (Throwable t) {
+                    reply.record(null, t);
+                }
+                reply.publish();
+            }).start();
         } else {
-            PLATFORM.execute(task);
+            CallerHelper.handOver(work, reply);
         }
     }
 

@@ -17,8 +17,8 @@ import org.dthreads.internal.RateLimitedLog;
  * reading the reply (iiop-adapter's fast paths: the ORBs keep per-thread state around the rest).
  *
  * <h2>Concurrency</h2>
- * The helpers ({@link CallHelpers}) are virtual threads for a virtual caller, else a cached pool of daemon
- * threads (one per call in flight; idle ones end after 30 s); a helper
+ * The helpers ({@link CallHelpers}) are virtual threads for a virtual caller, else platform daemon threads taken
+ * from a shared stack of idle ones ({@link CallerHelper}; one per call in flight, idle ones end after 30 s); a helper
  * touches only the call's own arguments and its {@link CallbackReply}, and runs with the caller's context class
  * loader (RMI and the ORBs resolve classes of the reply through it) and bound to the caller's class. The mailbox
  * is opened by the outermost such call of a thread and closed in its {@code finally}, so it lives exactly while the
@@ -72,7 +72,7 @@ public final class CallbackOutgoingCall {
             CallbackReply reply = new CallbackReply(Thread.currentThread());
             ClassLoader loader = Thread.currentThread().getContextClassLoader();
             try {
-                CallHelpers.start(() -> callOnHelper(call, threadClass, loader, reply));
+                CallHelpers.start(() -> callOnHelper(call, threadClass, loader, reply), reply);
             } catch (RejectedExecutionException | OutOfMemoryError noHelper) {
                 LOG.warn("no-call-helper", "dthreads: no helper thread for an outgoing call (" + noHelper
                         + "); calling on the calling thread, whose callbacks then run in take-over mode");
@@ -94,9 +94,9 @@ public final class CallbackOutgoingCall {
         // Bound to the caller's class: marshalling an argument that the caller holds the emulated monitor of
         // (a rewritten writeObject locking it) acts for the suspended caller, as on the caller's own thread.
         try (ClassScope scope = KernelLink.bind(threadClass)) {
-            reply.complete(call.call(), null);
+            reply.record(call.call(), null);
         } catch (Throwable t) {
-            reply.complete(null, t);
+            reply.record(null, t);
         } finally {
             helper.setContextClassLoader(own);
         }

@@ -10,14 +10,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-/** {@link CallHelpers}: a platform caller gets a pooled platform helper; a virtual caller (JDK 21+) a virtual one. */
+/** {@link CallHelpers}: a platform caller gets its kept platform helper; a virtual caller (JDK 21+) a virtual one. */
 class CallHelpersTest {
 
     @Test
-    void aPlatformCallersHelperIsAPooledPlatformDaemonThread() throws Exception {
+    void aPlatformCallersHelperIsAPlatformDaemonThread() throws Exception {
         assertFalse(CallHelpers.isVirtual(Thread.currentThread()));
         CompletableFuture<Thread> helper = new CompletableFuture<>();
-        CallHelpers.start(() -> helper.complete(Thread.currentThread()));
+        CallHelpers.start(() -> helper.complete(Thread.currentThread()), new CallbackReply(Thread.currentThread()));
         Thread t = helper.get(10, TimeUnit.SECONDS);
         assertFalse(CallHelpers.isVirtual(t));
         assertTrue(t.isDaemon() && t.getName().startsWith("dthreads-call-") && !t.getName().startsWith("dthreads-call-v"),
@@ -28,7 +28,8 @@ class CallHelpersTest {
     void aVirtualCallersHelperIsVirtual() throws Throwable {
         Assumptions.assumeTrue(Runtime.version().feature() >= 21, "virtual threads need JDK 21");
         CompletableFuture<Thread> helper = new CompletableFuture<>();
-        Runnable caller = () -> CallHelpers.start(() -> helper.complete(Thread.currentThread()));
+        Runnable caller = () -> CallHelpers.start(() -> helper.complete(Thread.currentThread()),
+                new CallbackReply(Thread.currentThread()));
         MethodHandles.publicLookup().findStatic(Thread.class, "startVirtualThread",
                 MethodType.methodType(Thread.class, Runnable.class)).invoke(caller);
         Thread t = helper.get(10, TimeUnit.SECONDS);
