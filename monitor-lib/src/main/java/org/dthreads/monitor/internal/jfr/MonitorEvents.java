@@ -68,20 +68,7 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled (then the other arguments are never needed)
      */
     public static Object enterBlocked() {
-        if (!eventsReady()) {
-            return null;
-        }
-        try {
-            MonitorEnterEvent e = new MonitorEnterEvent();
-            if (!e.isEnabled()) {
-                return null;
-            }
-            e.begin();
-            return e;
-        } catch (Throwable t) {
-            off = true;
-            return null;
-        }
+        return begin(true);
     }
 
     /**
@@ -136,11 +123,21 @@ public final class MonitorEvents {
      * @return the begun event, or null if it is not enabled
      */
     public static Object waitBegins() {
+        return begin(false);
+    }
+
+    /**
+     * A new enter or wait event, begun; null if the events are not ready, not enabled, or off. The event is held as
+     * an {@code Object} until the cast: verifying a call that passes an event class where {@code jdk.jfr.Event} is
+     * expected would load the event classes with this class (see "Footprint").
+     */
+    private static Object begin(boolean enter) {
         if (!eventsReady()) {
             return null;
         }
         try {
-            MonitorWaitEvent e = new MonitorWaitEvent();
+            Object created = enter ? (Object) new MonitorEnterEvent() : new MonitorWaitEvent();
+            jdk.jfr.Event e = (jdk.jfr.Event) created;
             if (!e.isEnabled()) {
                 return null;
             }
