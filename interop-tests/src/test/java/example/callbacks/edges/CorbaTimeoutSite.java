@@ -46,8 +46,8 @@ import org.omg.TimeBase.UtcTHelper;
  * {@code other}. {@link #events} is the site's journal.
  *
  * <h2>Concurrency</h2>
- * Concurrent collections, latches and volatile-free immutable values only; each {@code T-} thread writes its own
- * entries.
+ * Concurrent collections and latches only; {@code orb} and {@code ctx} are set in {@code start} before the servant
+ * is published or a step can run. Each {@code T-} thread writes its own entries.
  */
 public final class CorbaTimeoutSite implements SiteApp {
 
