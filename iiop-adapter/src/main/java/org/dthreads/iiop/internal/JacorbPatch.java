@@ -83,6 +83,10 @@ public final class JacorbPatch implements ClassFileTransformer {
             return redefined != null || bytes == null || !CallbackMode.ORIGINAL || !hooksVisible(loader) ? null
                     : JacorbReplyWaitPatch.transform(bytes);
         }
+        if (JacorbReplyWaitPatch.TIMER.equals(className)) { // issue 18: a callback's wake-up is not the deadline
+            return redefined != null || bytes == null || !CallbackMode.ORIGINAL || !hooksVisible(loader) ? null
+                    : JacorbReplyWaitPatch.transformTimer(bytes);
+        }
         if (redefined != null || bytes == null || !(DELEGATE.equals(className) || REQUEST_PROCESSOR.equals(className))) {
             return null;
         }

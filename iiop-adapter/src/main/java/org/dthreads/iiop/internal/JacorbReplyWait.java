@@ -4,6 +4,9 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.concurrent.TimeUnit;
 
 /**
  * JacORB's reply wait opened to callbacks, in {@code -Ddthreads.callbacks=original} mode ({@link JacorbReplyWaitPatch}):
@@ -26,6 +29,21 @@ import java.lang.invoke.VarHandle;
  * runs again; only the waiting thread reads that field. An interrupt of the waiting caller is kept as in the
  * mailbox's wait (JacORB's loop would swallow it).
  *
+ * <p>CORBA Messaging timeouts (issue 18; {@code IiopOriginalTimeoutTest}) hold as in take-over mode:
+ * <ul>
+ *   <li>JacORB's timer thread waits on the same {@code lock} and took any wake-up for its deadline, so the wake-up
+ *       of a queued callback ended the call with {@code TIMEOUT} at once; its wait is patched to
+ *       {@link #timerWait}, which waits on until the deadline, the reply or the placeholder's end.</li>
+ *   <li>A callback runs with an empty JacORB invocation context ({@code Delegate.getInvocationContext()}, a
+ *       per-thread stack whose top holds the waiting call's request and reply end times), as on an ORB thread;
+ *       the caller's stack is put back afterwards. Otherwise the calls the callback makes would take the waiting
+ *       call's deadline (and pop its entry).</li>
+ *   <li>A reply that came in time while the caller ran callbacks is returned: JacORB checks the reply end time
+ *       again once the reply is in ({@code ReplyReceiver.checkTimeout}, meant for the interceptors' time), so the
+ *       time the caller spent in callbacks after its reply was in is added to the placeholder's
+ *       {@code replyEndTime} (a copy; the {@code UtcT} is shared) before the original returns the reply.</li>
+ * </ul>
+ *
  * <p>Stateless but for the handles, resolved through the lookup the patched method passes (private access to
  * {@code ReplyPlaceholder}; resolved again when another copy of JacORB calls).
  */
@@ -38,7 +56,34 @@ public final class JacorbReplyWait {
 
     private static volatile Handles handles;
 
-    private record Handles(Class<?> owner, MethodHandle original, VarHandle timeout) {}
+    private static volatile TimerHandles timerHandles;
+
+    /**
+     * {@code invocationContext}: {@code Delegate.getInvocationContext()}, or null; {@code endTime}: the reply end
+     * time of {@code ReplyReceiver}, or null if this JacORB has none.
+     */
+    private record Handles(Class<?> owner, MethodHandle original, VarHandle timeout, VarHandle ready,
+            MethodHandle invocationContext, EndTime endTime) {}
+
+    /** {@code ReplyReceiver.replyEndTime} and what copies its {@code UtcT} with a later {@code time}. */
+    private record EndTime(Class<?> receiver, VarHandle field, MethodHandle time, MethodHandle inacclo,
+            MethodHandle inacchi, MethodHandle tdf, MethodHandle create) {
+
+        /** Moves the placeholder's reply end time {@code nanos} later (owner thread, the reply is in). */
+        void postpone(Object placeholder, long nanos) throws Throwable {
+            if (!receiver.isInstance(placeholder)) {
+                return;
+            }
+            Object end = field.get(placeholder);
+            if (end != null) {
+                long later = (long) time.invoke(end) + nanos / 100; // UtcT: 100 ns units
+                field.set(placeholder, create.invoke(later, (int) inacclo.invoke(end), (short) inacchi.invoke(end),
+                        (short) tdf.invoke(end)));
+            }
+        }
+    }
+
+    private record TimerHandles(Class<?> owner, VarHandle awakened, VarHandle outer, VarHandle ready) {}
 
     private JacorbReplyWait() {}
 
@@ -59,18 +104,24 @@ public final class JacorbReplyWait {
         }
         int configured = (int) h.timeout.get(placeholder);
         long start = System.currentTimeMillis();
+        long late = 0; // ns spent in callbacks that ended with the reply in
         try {
             for (;;) {
                 try {
                     Object in = h.original.invoke(placeholder, policyTimeout);
-                    wait.runQueued(); // callbacks first, as in the mailbox's wait: none queued stays behind
+                    if (wait.callbackQueued()) { // callbacks first, as in the mailbox's wait: none queued stays behind
+                        late += runQueued(wait, h, placeholder);
+                    }
+                    if (late > 0 && policyTimeout && h.endTime != null) {
+                        h.endTime.postpone(placeholder, late);
+                    }
                     return in;
                 } catch (RuntimeException e) {
                     if (e != CALLBACK_QUEUED) {
                         throw e;
                     }
                 }
-                wait.runQueued();
+                late += runQueued(wait, h, placeholder);
                 if (configured > 0) {
                     long left = configured - (System.currentTimeMillis() - start);
                     h.timeout.set(placeholder, (int) Math.max(1, Math.min(left, configured)));
@@ -80,6 +131,57 @@ public final class JacorbReplyWait {
             if (configured > 0) {
                 h.timeout.set(placeholder, configured);
             }
+        }
+    }
+
+    /**
+     * Runs the queued callbacks outside {@code lock} with an empty JacORB invocation context, the caller's put
+     * back afterwards; returns the ns they took if the reply was in when they ended, else 0.
+     */
+    @SuppressWarnings("unchecked")
+    private static long runQueued(org.dthreads.monitor.internal.callbacks.CallbackOrbWait wait, Handles h,
+            Object placeholder) throws Throwable {
+        long t0 = System.nanoTime();
+        ArrayDeque<Object> stack = h.invocationContext == null ? null : (ArrayDeque<Object>) h.invocationContext.invoke();
+        Object[] saved = stack == null || stack.isEmpty() ? null : stack.toArray();
+        if (saved != null) {
+            stack.clear();
+        }
+        try {
+            wait.runQueued();
+        } finally {
+            if (saved != null) {
+                stack.clear();
+                Collections.addAll(stack, saved);
+            }
+        }
+        return (boolean) h.ready.getVolatile(placeholder) ? System.nanoTime() - t0 : 0;
+    }
+
+    /**
+     * In place of {@code lock.wait(millis)} in JacORB's {@code ReplyReceiver$Timer.run()} (the timer holds
+     * {@code lock}; {@code millis > 0}): waits until {@code millis} have passed, the reply has come
+     * ({@code awakened}) or the placeholder is done ({@code ready}: cancelled, retried). Any other wake-up, a
+     * queued callback's among them, is not the deadline. An interrupt ends the wait as before.
+     */
+    public static void timerWait(Object lock, long millis, Object timer, MethodHandles.Lookup lookup)
+            throws InterruptedException {
+        TimerHandles t;
+        try {
+            t = timerHandles(lookup);
+        } catch (ReflectiveOperationException e) {
+            lock.wait(millis);
+            return;
+        }
+        Object placeholder = t.outer.get(timer);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (long left = millis; left > 0; ) {
+            lock.wait(left);
+            if ((boolean) t.awakened.get(timer) || (boolean) t.ready.get(placeholder)) {
+                return;
+            }
+            long nanos = deadline - System.nanoTime();
+            left = nanos <= 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(nanos + 999_999); // rounded up: never 0 early
         }
     }
 
@@ -112,13 +214,61 @@ public final class JacorbReplyWait {
         Handles h = handles;
         if (h == null || h.owner != lookup.lookupClass()) {
             Class<?> owner = lookup.lookupClass();
-            Class<?> stream = Class.forName("org.jacorb.orb.giop.MessageInputStream", false, owner.getClassLoader());
+            ClassLoader loader = owner.getClassLoader();
+            Class<?> stream = Class.forName("org.jacorb.orb.giop.MessageInputStream", false, loader);
             h = new Handles(owner,
                     lookup.findVirtual(owner, JacorbReplyWaitPatch.METHOD + JacorbPatch.SUFFIX,
                             MethodType.methodType(stream, boolean.class)),
-                    lookup.findVarHandle(owner, JacorbReplyWaitPatch.TIMEOUT_FIELD, int.class));
+                    lookup.findVarHandle(owner, JacorbReplyWaitPatch.TIMEOUT_FIELD, int.class),
+                    lookup.findVarHandle(owner, JacorbReplyWaitPatch.READY_FIELD, boolean.class),
+                    invocationContext(loader), endTime(lookup));
             handles = h;
         }
         return h;
+    }
+
+    /** {@code Delegate.getInvocationContext()} (JacORB 3.x), or null. */
+    private static MethodHandle invocationContext(ClassLoader loader) {
+        try {
+            return MethodHandles.publicLookup().findStatic(Class.forName("org.jacorb.orb.Delegate", false, loader),
+                    "getInvocationContext", MethodType.methodType(ArrayDeque.class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The handles of {@code ReplyReceiver.replyEndTime} and its {@code UtcT}, or null. */
+    private static EndTime endTime(MethodHandles.Lookup placeholderLookup) {
+        try {
+            ClassLoader loader = placeholderLookup.lookupClass().getClassLoader();
+            Class<?> receiver = Class.forName("org.jacorb.orb.ReplyReceiver", false, loader);
+            Class<?> utc = Class.forName("org.omg.TimeBase.UtcT", false, loader);
+            MethodHandles.Lookup in = MethodHandles.privateLookupIn(receiver, placeholderLookup);
+            MethodHandles.Lookup pub = MethodHandles.publicLookup();
+            return new EndTime(receiver, in.findVarHandle(receiver, "replyEndTime", utc),
+                    pub.findGetter(utc, "time", long.class), pub.findGetter(utc, "inacclo", int.class),
+                    pub.findGetter(utc, "inacchi", short.class), pub.findGetter(utc, "tdf", short.class),
+                    pub.findConstructor(utc, MethodType.methodType(void.class, long.class, int.class, short.class,
+                            short.class)));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static TimerHandles timerHandles(MethodHandles.Lookup lookup) throws ReflectiveOperationException {
+        TimerHandles t = timerHandles;
+        if (t == null || t.owner != lookup.lookupClass()) {
+            Class<?> owner = lookup.lookupClass();
+            ClassLoader loader = owner.getClassLoader();
+            Class<?> receiver = Class.forName("org.jacorb.orb.ReplyReceiver", false, loader);
+            Class<?> placeholder = Class.forName(JacorbReplyWaitPatch.REPLY_PLACEHOLDER.replace('/', '.'), false, loader);
+            t = new TimerHandles(owner,
+                    lookup.findVarHandle(owner, JacorbReplyWaitPatch.AWAKENED_FIELD, boolean.class),
+                    lookup.findVarHandle(owner, JacorbReplyWaitPatch.OUTER_FIELD, receiver),
+                    MethodHandles.privateLookupIn(placeholder, lookup).findVarHandle(placeholder,
+                            JacorbReplyWaitPatch.READY_FIELD, boolean.class));
+            timerHandles = t;
+        }
+        return t;
     }
 }

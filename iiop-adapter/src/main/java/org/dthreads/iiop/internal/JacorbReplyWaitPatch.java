@@ -23,6 +23,8 @@ import org.objectweb.asm.Opcodes;
  *   <li>a method with the original name, access and descriptor returns
  *       {@code (MessageInputStream) JacorbReplyWait.getInputStream(this, b, MethodHandles.lookup())}.</li>
  * </ul>
+ * and {@code org.jacorb.orb.ReplyReceiver$Timer.run()}'s wait on that {@code lock} tolerates the callbacks' wake-ups
+ * ({@link #transformTimer}).
  *
  * <p>Shape guard ({@link #shapeProblem}): patched only if that method makes exactly one call of
  * {@code Object.wait(long)} and no other wait or notify, inside one {@code synchronized} block (a catch-all
@@ -41,6 +43,11 @@ final class JacorbReplyWaitPatch {
     static final String DESC = "(Z)Lorg/jacorb/orb/giop/MessageInputStream;";
     static final String LOCK_FIELD = "lock";
     static final String TIMEOUT_FIELD = "timeout";
+    static final String READY_FIELD = "ready";
+    /** JacORB's timer thread of a call with a CORBA Messaging timeout (not in non-blocking mode). */
+    static final String TIMER = "org/jacorb/orb/ReplyReceiver$Timer";
+    static final String AWAKENED_FIELD = "awakened";
+    static final String OUTER_FIELD = "this$0";
     /** Built at run time so that the agent's shading never rewrites it. */
     static final String HOOK = String.join("/", "org", "dthreads", "iiop", "internal", "JacorbReplyWait");
     private static final String LOOKUP = "Ljava/lang/invoke/MethodHandles$Lookup;";
@@ -227,6 +234,103 @@ final class JacorbReplyWaitPatch {
                     mv.visitEnd();
                 }
                 super.visitEnd();
+            }
+        }, 0);
+        return writer.toByteArray();
+    }
+
+    /**
+     * The patched {@code ReplyReceiver$Timer}, or null (left alone: patched already, or not of the expected shape;
+     * logged). JacORB's timer of a call with a CORBA Messaging timeout waits on the placeholder's {@code lock} and
+     * takes any wake-up for its deadline; the wake-up of a queued callback ({@code lock.notifyAll()}) would end the
+     * call with {@code TIMEOUT} at once. Its one {@code lock.wait(long)} in {@code run()} becomes
+     * {@code JacorbReplyWait.timerWait(lock, long, this, MethodHandles.lookup())}, which waits again until the
+     * time is up, the reply has come ({@code awakened}) or the placeholder is done ({@code ready}: a cancel or retry,
+     * as before).
+     */
+    static byte[] transformTimer(byte[] bytes) {
+        try {
+            String problem = timerShapeProblem(bytes);
+            if (problem == null || problem.isEmpty()) {
+                return problem == null ? patchTimer(bytes) : null;
+            }
+            LOG.warn("jacorb-reply-timer-shape", "dthreads: " + TIMER.replace('/', '.') + ".run is not of the expected"
+                    + " shape in this JacORB version (" + problem + "); in original mode a callback during a call with"
+                    + " a CORBA Messaging timeout may end that call with TIMEOUT early");
+            return null;
+        } catch (RuntimeException e) {
+            LOG.error("jacorb-reply-timer-failed", "dthreads: could not patch " + TIMER.replace('/', '.') + ": " + e);
+            return null;
+        }
+    }
+
+    /** Null if the timer can be patched, "" if it is patched already, else what is missing. */
+    static String timerShapeProblem(byte[] bytes) {
+        boolean[] fields = new boolean[2];
+        List<String> waits = new ArrayList<>();
+        new ClassReader(bytes).accept(new ClassVisitor(Opcodes.ASM9) {
+            @Override
+            public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
+                if ((access & Opcodes.ACC_STATIC) == 0) {
+                    fields[0] |= name.equals(AWAKENED_FIELD) && descriptor.equals("Z");
+                    fields[1] |= name.equals(OUTER_FIELD) && descriptor.equals("Lorg/jacorb/orb/ReplyReceiver;");
+                }
+                return null;
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature, String[] e) {
+                if (!name.equals("run") || !descriptor.equals("()V")) {
+                    return null;
+                }
+                return new MethodVisitor(Opcodes.ASM9) {
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
+                        if (owner.equals(HOOK)) {
+                            waits.add("hook");
+                        } else if (owner.equals("java/lang/Object") && method.equals("wait")) {
+                            waits.add(method + desc + opcode);
+                        }
+                    }
+                };
+            }
+        }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        if (waits.contains("hook")) {
+            return "";
+        }
+        if (!fields[0] || !fields[1]) {
+            return "no instance fields " + AWAKENED_FIELD + " and " + OUTER_FIELD;
+        }
+        return waits.equals(List.of("wait(J)V" + Opcodes.INVOKEVIRTUAL)) ? null
+                : "waits in run() " + waits + " (expected one Object.wait(long))";
+    }
+
+    /** Redirects the timer's wait. Precondition: {@link #timerShapeProblem} is null. */
+    static byte[] patchTimer(byte[] bytes) {
+        ClassReader reader = new ClassReader(bytes);
+        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int acc, String name, String descriptor, String signature, String[] exc) {
+                MethodVisitor mv = super.visitMethod(acc, name, descriptor, signature, exc);
+                if (!name.equals("run") || !descriptor.equals("()V")) {
+                    return mv;
+                }
+                return new MethodVisitor(Opcodes.ASM9, mv) {
+                    @Override
+                    public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
+                        if (opcode == Opcodes.INVOKEVIRTUAL && owner.equals("java/lang/Object") && method.equals("wait")
+                                && desc.equals("(J)V")) { // stack: lock, millis; no branch added, frames unchanged
+                            super.visitVarInsn(Opcodes.ALOAD, 0);
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
+                                    "()" + LOOKUP, false);
+                            super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "timerWait",
+                                    "(Ljava/lang/Object;JLjava/lang/Object;" + LOOKUP + ")V", false);
+                        } else {
+                            super.visitMethodInsn(opcode, owner, method, desc, itf);
+                        }
+                    }
+                };
             }
         }, 0);
         return writer.toByteArray();

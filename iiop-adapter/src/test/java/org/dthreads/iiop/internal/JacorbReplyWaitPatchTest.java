@@ -87,6 +87,31 @@ class JacorbReplyWaitPatchTest {
         assertTrue(JacorbReplyWaitPatch.patched(c.getClassLoader()), "seen as patched");
     }
 
+    @ParameterizedTest
+    @MethodSource("jacorbJars")
+    void theTimersWaitIsRedirectedOnceAndThePatchedClassVerifies(Path jar) throws Exception {
+        byte[] original = JacorbJars.read(jar, JacorbReplyWaitPatch.TIMER);
+        assertNull(JacorbReplyWaitPatch.timerShapeProblem(original), jar.toString());
+        byte[] patched = JacorbReplyWaitPatch.transformTimer(original);
+        assertNotNull(patched);
+        assertNull(JacorbReplyWaitPatch.transformTimer(patched), "patched once");
+        List<String> before = calls(original, "run");
+        List<String> after = calls(patched, "run");
+        assertFalse(after.contains("java/lang/Object.wait(J)V"), after.toString());
+        List<String> expected = new ArrayList<>();
+        for (String call : before) {
+            if (call.equals("java/lang/Object.wait(J)V")) {
+                expected.add("java/lang/invoke/MethodHandles.lookup()Ljava/lang/invoke/MethodHandles$Lookup;");
+                expected.add(JacorbReplyWaitPatch.HOOK
+                        + ".timerWait(Ljava/lang/Object;JLjava/lang/Object;Ljava/lang/invoke/MethodHandles$Lookup;)V");
+            } else {
+                expected.add(call);
+            }
+        }
+        assertEquals(expected, after, "only the wait changed");
+        JacorbJars.verifyAndLink(jar, JacorbReplyWaitPatch.TIMER, patched);
+    }
+
     @Test
     void anUnpatchedJacorbIsSeenAsSuch() throws Exception {
         Path jar = JacorbJars.current();
