@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
+import org.dthreads.monitor.internal.callbacks.CallbackOrbWait;
 
 /**
  * JacORB's reply wait opened to callbacks, in {@code -Ddthreads.callbacks=original} mode ({@link JacorbReplyWaitPatch}):
@@ -14,9 +15,10 @@ import java.lang.invoke.VarHandle;
  * {@code synchronized (lock) { while (!ready && now < deadline) lock.wait(ms); ... }}. The patch renames that
  * method to {@code getInputStream$dthreads}, its code unchanged but for the {@code lock.wait(ms)}, which calls
  * {@link #await} instead, and the method with the original name calls {@link #getInputStream}. When the thread has
- * an armed wait, {@link #await} leaves the loop by throwing {@link #CALLBACK_QUEUED} once a callback is queued
- * (javac's handler of the {@code synchronized} block releases {@code lock} on the way out); {@link #getInputStream}
- * runs the callbacks outside {@code lock} and calls the original again. A callback must never run under
+ * an armed wait, {@link #await} leaves the loop by throwing {@link CallbackOrbWait#CALLBACK_QUEUED} once a callback
+ * is queued (javac's handler of the {@code synchronized} block releases {@code lock} on the way out);
+ * {@link #getInputStream} runs the callbacks outside {@code lock} and calls the original again
+ * ({@link CallbackOrbWait#runOriginal}, shared with {@link GlassFishReplyWait}). A callback must never run under
  * {@code lock}: the connection's reader thread takes it to deliver every reply of the connection.
  *
  * <p>JacORB's semantics stay: readiness, the reply end time (Messaging policies: JacORB's timer notifies
@@ -30,11 +32,6 @@ import java.lang.invoke.VarHandle;
  * {@code ReplyPlaceholder}; resolved again when another copy of JacORB calls).
  */
 public final class JacorbReplyWait {
-
-    /** Thrown by {@link #await} through the original loop when a callback is queued; no stack trace. */
-    static final RuntimeException CALLBACK_QUEUED = new RuntimeException("dthreads: a callback is queued", null, false, false) {
-        private static final long serialVersionUID = 1L;
-    };
 
     private static volatile Handles handles;
 
@@ -52,60 +49,42 @@ public final class JacorbReplyWait {
     public static Object getInputStream(Object placeholder, boolean policyTimeout, MethodHandles.Lookup lookup)
             throws Throwable {
         Handles h = handles(lookup);
-        org.dthreads.monitor.internal.callbacks.CallbackOrbWait wait =
-                org.dthreads.monitor.internal.callbacks.CallbackOrbWait.current();
+        CallbackOrbWait wait = CallbackOrbWait.current();
         if (wait == null) {
             return h.original.invoke(placeholder, policyTimeout);
         }
         int configured = (int) h.timeout.get(placeholder);
+        if (configured <= 0) {
+            return wait.runOriginal(() -> h.original.invoke(placeholder, policyTimeout), null);
+        }
         long start = System.currentTimeMillis();
         try {
-            for (;;) {
-                try {
-                    Object in = h.original.invoke(placeholder, policyTimeout);
-                    wait.runQueued(); // callbacks first, as in the mailbox's wait: none queued stays behind
-                    return in;
-                } catch (RuntimeException e) {
-                    if (e != CALLBACK_QUEUED) {
-                        throw e;
-                    }
-                }
-                wait.runQueued();
-                if (configured > 0) {
-                    long left = configured - (System.currentTimeMillis() - start);
-                    h.timeout.set(placeholder, (int) Math.max(1, Math.min(left, configured)));
-                }
-            }
+            return wait.runOriginal(() -> h.original.invoke(placeholder, policyTimeout), () -> {
+                long left = configured - (System.currentTimeMillis() - start);
+                h.timeout.set(placeholder, (int) Math.max(1, Math.min(left, configured)));
+            });
         } finally {
-            if (configured > 0) {
-                h.timeout.set(placeholder, configured);
-            }
+            h.timeout.set(placeholder, configured);
         }
     }
 
     /**
      * In place of {@code lock.wait(millis)} in the original loop (the caller holds {@code lock}): waits, or throws
-     * {@link #CALLBACK_QUEUED} when the thread has an armed wait and a callback is queued for it.
+     * {@link CallbackOrbWait#CALLBACK_QUEUED} when the thread has an armed wait and a callback is queued for it.
      */
     public static void await(Object lock, long millis) throws InterruptedException {
-        org.dthreads.monitor.internal.callbacks.CallbackOrbWait wait =
-                org.dthreads.monitor.internal.callbacks.CallbackOrbWait.current();
+        CallbackOrbWait wait = CallbackOrbWait.current();
         if (wait == null) {
             lock.wait(millis);
             return;
         }
-        wait.waitingOn(lock);
-        if (wait.callbackQueued()) {
-            throw CALLBACK_QUEUED;
-        }
+        wait.beforeWait(lock);
         try {
             lock.wait(millis);
         } catch (InterruptedException e) {
             wait.interrupted();
         }
-        if (wait.callbackQueued()) {
-            throw CALLBACK_QUEUED;
-        }
+        wait.afterWait();
     }
 
     private static Handles handles(MethodHandles.Lookup lookup) throws ReflectiveOperationException {
