@@ -44,6 +44,15 @@ public final class GlassFishRelaySite implements SiteApp {
             }
         });
         ctx.step("journal", args -> node.visits.journal());
+        ctx.step("helpers", args -> { // the live helper threads of original-mode calls (CallerHelper's names)
+            StringBuilder names = new StringBuilder();
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.getName().startsWith("dthreads-call-")) {
+                    names.append(names.length() == 0 ? "" : ",").append(t.getName());
+                }
+            }
+            return names.toString();
+        });
     }
 
     static final class Node implements IiopRelay {

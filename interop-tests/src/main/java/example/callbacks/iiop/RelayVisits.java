@@ -11,7 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code seen} if a {@code ThreadLocal} set by an earlier visit of the route on this site is visible, else
  * {@code fresh}. Modes: {@code vector} holds this site's {@code Vector}'s (native) monitor across the call and
  * takes it again in the callback; {@code late} is {@code vector} with a 2 s service at the first visit of every site
- * but the first (the caller's reply timeout passes meanwhile); {@code none} holds nothing; {@code poa} also asks the
+ * but the first (the caller's reply timeout passes meanwhile); {@code ticking} makes, at the first visit of every
+ * site but the first, its call to the next site five times, 400 ms apart (callbacks keep coming for 2 s while the
+ * caller waits for its reply); {@code none} holds nothing; {@code poa} also asks the
  * ORB, inside each served visit, before and after its own call, who is being served ({@code {poa}} when the answer
  * is this servant). The {@code Vector}'s entries are the site's journal.
  */
@@ -50,6 +52,14 @@ public final class RelayVisits {
         }
         if (mode.equals("late") && index > 0 && first == null) {
             Thread.sleep(2000); // a service slower than the caller's reply timeout
+        }
+        if (mode.equals("ticking") && index > 0 && first == null && next != null) {
+            StringBuilder trail = new StringBuilder(here);
+            for (int i = 0; i < 5; i++) {
+                trail.append(" > ").append(next.run());
+                Thread.sleep(400); // a service that calls back now and then, slower in all than the reply timeout
+            }
+            return trail.toString();
         }
         if (mode.equals("vector") || mode.equals("late")) {
             synchronized (journal) { // a JDK collection that locks itself: native mode

@@ -24,11 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The edges of {@code -Ddthreads.callbacks=original} over IIOP (issue 18), on JacORB (CORBA, DII/DSI) and on the
  * GlassFish ORB (RMI-IIOP), two separate JVMs ({@link EdgeScenes}): site A's thread {@code T-<scene>} calls B, and
  * B calls A back under T's class, so the callback runs on T. The test forces each ordering with latches it
- * releases itself, and checks where the calls are with the sites' thread dumps: on the GlassFish ORB T's own call
- * is sent and waited for on a helper thread (its {@link Orb#pending} frame in A's dump until its reply has come); on
- * JacORB T sends and waits itself, in JacORB's patched reply wait, and runs the callbacks from there (its
- * {@link Orb#pending} frame in A's dump until the call returns); a handed callback's ORB thread waits for T to run
- * it ({@link #HANDED}).
+ * releases itself, and checks where the calls are with the sites' thread dumps: on both ORBs T sends and waits
+ * itself, in the ORB's patched reply wait (JacORB's {@code ReplyPlaceholder}, GlassFish's
+ * {@code ResponseWaitingRoomImpl}; no helper thread), and runs the callbacks from there (its {@link Orb#pending}
+ * frame in A's dump until the call returns); a handed callback's ORB thread waits for T to run it ({@link #HANDED}).
  *
  * <ul>
  *   <li>T's own reply arriving while T runs a callback: T finishes the callback, then returns its reply.</li>
@@ -52,8 +51,8 @@ class IiopOriginalThreadEdgesTest {
     enum Orb {
         /** T's reply wait: JacORB's, patched (original mode), on T itself. */
         JACORB(CorbaEdgeSite.class, "JacorbReplyWait.getInputStream("),
-        /** T's reply wait: on the helper thread that sends T's call. */
-        GLASSFISH(GlassFishEdgeSite.class, "CallbackOutgoingCall.callOnHelper(");
+        /** T's reply wait: the GlassFish ORB's, patched (original mode), on T itself (no helper thread). */
+        GLASSFISH(GlassFishEdgeSite.class, "GlassFishReplyWait.waitForResponse(");
 
         final Class<? extends SiteApp> site;
         /** A frame in A's thread dump while T's call waits for its reply (original mode). */
@@ -93,11 +92,8 @@ class IiopOriginalThreadEdgesTest {
         awaitEvent(a, "callback 1 starts on T-replyDuringCallback");
         assertEquals(1, frames(a, orb.pending), "T's own call is pending while it runs the callback");
         b.run("release", "reply");
-        if (orb == Orb.JACORB) { // T waits for its reply itself: the reply's arrival shows in no thread; B has sent it
-            awaitFrames(b, "EdgeScenes.serve(", 0);
-        } else {
-            awaitFrames(a, orb.pending, 0);
-        }
+        // T waits for its reply itself (both ORBs): the reply's arrival shows in no thread; B has sent it
+        awaitFrames(b, "EdgeScenes.serve(", 0);
         a.run("mark", "own reply arrived"); // T's reply has completed; T still runs the callback
         assertEquals("running", a.run("peek", "T-replyDuringCallback"));
         a.run("release", "callback");

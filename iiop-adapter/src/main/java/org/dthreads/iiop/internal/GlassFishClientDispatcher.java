@@ -8,10 +8,12 @@ import com.sun.corba.ee.spi.orb.ORB;
 import com.sun.corba.ee.spi.protocol.MessageMediator;
 import com.sun.corba.ee.spi.servicecontext.ServiceContextDefaults;
 import com.sun.corba.ee.spi.servicecontext.ServiceContexts;
+import com.sun.corba.ee.impl.transport.ResponseWaitingRoomImpl;
 import com.sun.corba.ee.spi.transport.SocketInfo;
 import org.dthreads.internal.KernelLink;
 import org.dthreads.internal.RateLimitedLog;
 import org.dthreads.monitor.internal.callbacks.CallbackMode;
+import org.dthreads.monitor.internal.callbacks.CallbackOrbWait;
 import org.dthreads.monitor.internal.callbacks.CallbackOutgoingCall;
 import org.omg.CORBA.portable.ApplicationException;
 import org.omg.CORBA.portable.RemarshalException;
@@ -39,8 +41,11 @@ import org.omg.CORBA.portable.RemarshalException;
  *   <li>Nothing throws out of dthreads' part: a failure is logged (rate-limited) and the request goes
  *       without context, or unmarked.</li>
  *   <li>{@code -Ddthreads.callbacks=original} ({@link #marshalingComplete1}): a two-way request (not a remote
- *       monitor operation) is sent and its reply waited for on a helper thread ({@link CallbackOutgoingCall}) while the caller takes callbacks of
- *       its class. Only that part moves: the ORB keeps the request's {@code ClientInvocationInfo}, the
+ *       monitor operation) is sent and its reply waited for by the caller itself, in the ORB's own reply wait,
+ *       which the agent opened to the callbacks of its class ({@link GlassFishReplyWaitPatch},
+ *       {@link GlassFishReplyWait}, {@link CallbackOrbWait}): no helper thread. If that wait is not patched (no
+ *       agent, another ORB version: logged once by the patch), the send and the wait run on a helper thread
+ *       ({@link CallbackOutgoingCall}) while the caller takes callbacks of its class. Only that part moves: the ORB keeps the request's {@code ClientInvocationInfo}, the
  *       Portable Interceptor request stack and the encoding version in per-thread stacks with no way to hand
  *       an entry to another thread, and reads them around it (marshalling, {@code processResponse},
  *       {@code endRequest}) and on a failed send; the failure handling therefore runs back on the caller,
@@ -50,6 +55,10 @@ import org.omg.CORBA.portable.RemarshalException;
 final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
 
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(org.dthreads.iiop.DThreadsOrbInitializer.class);
+
+    /** Whether this ORB's reply wait takes callbacks ({@link GlassFishReplyWaitPatch}; checked once). */
+    private static final boolean OWN_REPLY_WAIT = CallbackMode.ORIGINAL
+            && GlassFishReplyWaitPatch.patched(ResponseWaitingRoomImpl.class);
 
     @Override
     protected void addServiceContexts(MessageMediator request) {
@@ -138,7 +147,8 @@ final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
 
     /**
      * The ORB's send and wait ({@code finishSendingRequest}, {@code waitForResponse}); in
-     * {@code -Ddthreads.callbacks=original} mode, for a two-way request, on a helper thread.
+     * {@code -Ddthreads.callbacks=original} mode, for a two-way request, with the reply wait open to callbacks
+     * (patched ORB), else on a helper thread.
      */
     @Override
     public CDRInputObject marshalingComplete1(ORB orb, MessageMediator request)
@@ -146,6 +156,9 @@ final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
         if (!CallbackMode.ORIGINAL || request.isOneWay()
                 || MonitorRequestHook.OPERATION.equals(request.getOperationName())) { // blocks as a monitor, as JRMP's
             return super.marshalingComplete1(orb, request);
+        }
+        if (OWN_REPLY_WAIT) {
+            return ownReplyWait(orb, request);
         }
         RuntimeException failure;
         try {
@@ -161,6 +174,19 @@ final class GlassFishClientDispatcher extends ClientRequestDispatcherImpl {
             failure = new org.omg.CORBA.UNKNOWN("dthreads: unexpected " + t);
         }
         return sendFailed(orb, request, failure);
+    }
+
+    /** The ORB's own send and wait on the calling thread, its reply wait running the callbacks of the class. */
+    private CDRInputObject ownReplyWait(ORB orb, MessageMediator request)
+            throws ApplicationException, RemarshalException {
+        try {
+            return (CDRInputObject) CallbackOrbWait.call(KernelLink.currentClass(),
+                    () -> super.marshalingComplete1(orb, request));
+        } catch (ApplicationException | RemarshalException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new org.omg.CORBA.UNKNOWN("dthreads: unexpected " + t);
+        }
     }
 
     /**

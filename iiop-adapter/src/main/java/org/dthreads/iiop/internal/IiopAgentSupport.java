@@ -6,7 +6,7 @@ import java.util.function.Predicate;
 /**
  * What the agent installs for IIOP: the load-time patch of servant skeletons ({@link ServantInvokePatch})
  * that routes remote monitor requests to {@link MonitorRequests}, and the JacORB hooks of the fast path
- * ({@link JacorbPatch}). Loaded by the agent's isolated class
+ * ({@link JacorbPatch}), and in original callback mode the GlassFish ORB's reply wait ({@link GlassFishReplyWaitPatch}). Loaded by the agent's isolated class
  * loader, so it touches no ORB class. Precondition: {@link MonitorRequestHook} is on the bootstrap class
  * path (the agent's boot jar).
  */
@@ -21,5 +21,6 @@ public final class IiopAgentSupport {
     public static void install(Instrumentation inst, Predicate<String> scope) {
         inst.addTransformer(new ServantInvokePatch(scope), false);
         inst.addTransformer(new JacorbPatch(), false);
+        inst.addTransformer(new GlassFishReplyWaitPatch(), false);
     }
 }

@@ -7,17 +7,18 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.concurrent.TimeUnit;
+import org.dthreads.monitor.internal.callbacks.CallbackOrbWait;
 
 /**
  * JacORB's reply wait opened to callbacks, in {@code -Ddthreads.callbacks=original} mode ({@link JacorbReplyWaitPatch}):
  * a caller sends and waits for its own reply, and runs the callbacks of its class that arrive meanwhile, with no
- * helper thread ({@link org.dthreads.monitor.internal.callbacks.CallbackOrbWait}).
+ * helper thread ({@link CallbackOrbWait}).
  *
  * <p>JacORB 3.x waits in {@code ReplyPlaceholder.getInputStream(boolean)}:
  * {@code synchronized (lock) { while (!ready && now < deadline) lock.wait(ms); ... }}. The patch renames that
  * method to {@code getInputStream$dthreads}, its code unchanged but for the {@code lock.wait(ms)}, which calls
  * {@link #await} instead, and the method with the original name calls {@link #getInputStream}. When the thread has
- * an armed wait, {@link #await} leaves the loop by throwing {@link #CALLBACK_QUEUED} once a callback is queued
+ * an armed wait, {@link #await} leaves the loop by throwing {@link CallbackOrbWait#CALLBACK_QUEUED} once a callback is queued
  * (javac's handler of the {@code synchronized} block releases {@code lock} on the way out); {@link #getInputStream}
  * runs the callbacks outside {@code lock} and calls the original again. A callback must never run under
  * {@code lock}: the connection's reader thread takes it to deliver every reply of the connection.
@@ -48,11 +49,6 @@ import java.util.concurrent.TimeUnit;
  * {@code ReplyPlaceholder}; resolved again when another copy of JacORB calls).
  */
 public final class JacorbReplyWait {
-
-    /** Thrown by {@link #await} through the original loop when a callback is queued; no stack trace. */
-    static final RuntimeException CALLBACK_QUEUED = new RuntimeException("dthreads: a callback is queued", null, false, false) {
-        private static final long serialVersionUID = 1L;
-    };
 
     private static volatile Handles handles;
 
@@ -97,8 +93,7 @@ public final class JacorbReplyWait {
     public static Object getInputStream(Object placeholder, boolean policyTimeout, MethodHandles.Lookup lookup)
             throws Throwable {
         Handles h = handles(lookup);
-        org.dthreads.monitor.internal.callbacks.CallbackOrbWait wait =
-                org.dthreads.monitor.internal.callbacks.CallbackOrbWait.current();
+        CallbackOrbWait wait = CallbackOrbWait.current();
         if (wait == null) {
             return h.original.invoke(placeholder, policyTimeout);
         }
@@ -117,7 +112,7 @@ public final class JacorbReplyWait {
                     }
                     return in;
                 } catch (RuntimeException e) {
-                    if (e != CALLBACK_QUEUED) {
+                    if (e != CallbackOrbWait.CALLBACK_QUEUED) {
                         throw e;
                     }
                 }
@@ -139,8 +134,7 @@ public final class JacorbReplyWait {
      * back afterwards; returns the ns they took if the reply was in when they ended, else 0.
      */
     @SuppressWarnings("unchecked")
-    private static long runQueued(org.dthreads.monitor.internal.callbacks.CallbackOrbWait wait, Handles h,
-            Object placeholder) throws Throwable {
+    private static long runQueued(CallbackOrbWait wait, Handles h, Object placeholder) throws Throwable {
         long t0 = System.nanoTime();
         ArrayDeque<Object> stack = h.invocationContext == null ? null : (ArrayDeque<Object>) h.invocationContext.invoke();
         Object[] saved = stack == null || stack.isEmpty() ? null : stack.toArray();
@@ -187,27 +181,21 @@ public final class JacorbReplyWait {
 
     /**
      * In place of {@code lock.wait(millis)} in the original loop (the caller holds {@code lock}): waits, or throws
-     * {@link #CALLBACK_QUEUED} when the thread has an armed wait and a callback is queued for it.
+     * {@link CallbackOrbWait#CALLBACK_QUEUED} when the thread has an armed wait and a callback is queued for it.
      */
     public static void await(Object lock, long millis) throws InterruptedException {
-        org.dthreads.monitor.internal.callbacks.CallbackOrbWait wait =
-                org.dthreads.monitor.internal.callbacks.CallbackOrbWait.current();
+        CallbackOrbWait wait = CallbackOrbWait.current();
         if (wait == null) {
             lock.wait(millis);
             return;
         }
-        wait.waitingOn(lock);
-        if (wait.callbackQueued()) {
-            throw CALLBACK_QUEUED;
-        }
+        wait.beforeWait(lock);
         try {
             lock.wait(millis);
         } catch (InterruptedException e) {
             wait.interrupted();
         }
-        if (wait.callbackQueued()) {
-            throw CALLBACK_QUEUED;
-        }
+        wait.afterWait();
     }
 
     private static Handles handles(MethodHandles.Lookup lookup) throws ReflectiveOperationException {

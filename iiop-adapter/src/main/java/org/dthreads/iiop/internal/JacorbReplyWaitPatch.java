@@ -28,7 +28,7 @@ import org.objectweb.asm.Opcodes;
  *
  * <p>Shape guard ({@link #shapeProblem}): patched only if that method makes exactly one call of
  * {@code Object.wait(long)} and no other wait or notify, inside one {@code synchronized} block (a catch-all
- * handler covers the call, which releases the monitor when {@link JacorbReplyWait#CALLBACK_QUEUED} passes), with an
+ * handler covers the call, which releases the monitor when {@code CallbackOrbWait.CALLBACK_QUEUED} passes), with an
  * {@code InterruptedException} handler around it, and the class has the fields {@code lock} and {@code timeout}
  * (JacORB 3.8 and 3.9). Otherwise the class stays as it is, one line is logged, and the original-mode calls of
  * this JacORB go through helper threads as before ({@link JacorbCallbacks} looks for the renamed method).
