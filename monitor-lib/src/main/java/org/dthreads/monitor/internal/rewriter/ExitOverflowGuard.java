@@ -5,6 +5,7 @@ import java.util.List;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.FrameNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.IntInsnNode;
@@ -44,9 +45,14 @@ import org.objectweb.asm.tree.VarInsnNode;
  * emulated block nested in a native one runs with the JVM monitor of the native one held).
  *
  * <p>The record is paid later by any thread ({@code LostExits.settleQuietly}): the next monitor operation,
- * or within the entrants' re-check period a thread blocked on that monitor. Each site gets its own copy
- * (about 45 bytes of cold code): a shared one would merge the sites' frames, and the rethrow must keep
- * each site's locals for its handlers' verifier.
+ * or within the entrants' re-check period a thread blocked on that monitor. A site whose call has handlers
+ * besides its block's release handler gets its own copy (42 bytes of cold code): the rethrow must keep that
+ * site's locals for its handlers' verifier. The sites with none (every exit of a synchronized method, and of
+ * a block outside any {@code try}) share one copy per lock local, whose frame holds only the lock (as an
+ * {@code Object}) and the overflow: not in a constructor, where an uninitialized {@code this} would not merge
+ * into it. Sharing matters to the JIT: a synchronized method's copies are inlined by size, and per-site copies
+ * made a small one 12 times its size (Rhino's {@code Slot.setAttributes}: 11 bytes, 139 rewritten, 97 shared;
+ * see {@code docs/benchmarks.md}, "The rewritten code's shape under the JIT").
  *
  * <p>The handler makes no call, but its first run resolves {@code LostExits} through the class's loader;
  * the agent resolves it (and {@code StackOverflowError}) in each loader before the first rewritten class
@@ -107,6 +113,10 @@ final class ExitOverflowGuard {
             }
             coverings.add(covering);
         }
+        // Sites with no handler to reach (every exit of a synchronized method, of a block not inside a try) share
+        // one record per lock local: its frame knows only the lock, which every such site has in the same local.
+        java.util.Map<Integer, LabelNode> shared = new java.util.HashMap<>();
+        boolean mayShare = !method.name.equals("<init>"); // an uninitialized this would not merge into that frame
         for (int k = 0; k < calls.size(); k++) {
             MethodInsnNode call = calls.get(k);
             int lock = locks.get(k);
@@ -115,13 +125,28 @@ final class ExitOverflowGuard {
             LabelNode after = new LabelNode();
             code.insertBefore(call, before);
             code.insert(call, after); // before any label that follows: ranges that covered the call still do
+            boolean share = mayShare && covering.isEmpty();
+            LabelNode existing = share ? shared.get(lock) : null;
+            if (existing != null) {
+                first.add(new TryCatchBlockNode(before, after, existing, OVERFLOW));
+                continue;
+            }
             LabelNode handler = new LabelNode();
             first.add(new TryCatchBlockNode(before, after, handler, OVERFLOW));
             LabelNode siteEnd = new LabelNode();
-            if (hints != null) { // the call's locals, the overflow on the stack
+            FrameNode handlerFrame = null;
+            if (share) {
+                shared.put(lock, handler);
+                if (hints != null) { // only the lock known (as an Object: all the record needs), the overflow on the stack
+                    Object[] locals = new Object[lock + 1];
+                    java.util.Arrays.fill(locals, Opcodes.TOP);
+                    locals[lock] = "java/lang/Object";
+                    handlerFrame = new FrameNode(Opcodes.F_NEW, locals.length, locals, 1, new Object[] {OVERFLOW});
+                }
+            } else if (hints != null) { // the call's locals, the overflow on the stack
                 hints.handler(handler, call, OVERFLOW);
             }
-            appendRecord(code, last, handler, lock, monitorLocal, thrownLocal, hints);
+            appendRecord(code, last, handler, handlerFrame, lock, monitorLocal, thrownLocal, hints);
             code.add(siteEnd);
             // after the record's own handlers: the whole site code, not only its rethrow, keeps the call's
             // handlers, so that a JVM monitor held around the call (an enclosing native block) stays paired
@@ -136,13 +161,16 @@ final class ExitOverflowGuard {
         return calls.size();
     }
 
-    private static void appendRecord(InsnList code, List<TryCatchBlockNode> table, LabelNode handler, int lock,
+    private static void appendRecord(InsnList code, List<TryCatchBlockNode> table, LabelNode handler, FrameNode handlerFrame, int lock,
             int monitorLocal, int thrownLocal, FrameHints hints) {
         LabelNode rethrow = new LabelNode();
         LabelNode locked = new LabelNode();
         LabelNode release = new LabelNode();
         LabelNode releaseEnd = new LabelNode();
         code.add(handler);
+        if (handlerFrame != null) {
+            code.add(handlerFrame);
+        }
         code.add(new FieldInsnNode(Opcodes.GETSTATIC, LOST_EXITS, "LOCK", "Ljava/lang/Object;"));
         code.add(new InsnNode(Opcodes.DUP));
         code.add(new VarInsnNode(Opcodes.ASTORE, monitorLocal));

@@ -96,6 +96,33 @@ class ExitOverflowGuardTest {
     }
 
     @Test
+    void theSitesOfOneLockWithNoOtherHandlerShareOneRecord() throws Throwable {
+        ClassNode node = new ClassNode();
+        new org.objectweb.asm.ClassReader(bytes(true)).accept(node, 0);
+        MethodNode shape = node.methods.stream().filter(m -> m.name.equals("failingBodyShape")).findFirst().orElseThrow();
+        java.util.List<org.objectweb.asm.tree.TryCatchBlockNode> overflows = shape.tryCatchBlocks.stream()
+                .filter(t -> "java/lang/StackOverflowError".equals(t.type)).toList();
+        assertEquals(2, overflows.size(), "both exit calls guarded");
+        assertSame(overflows.get(0).handler, overflows.get(1).handler, "one record for both sites");
+        // the second site (the release handler's exit, after the body threw) is recorded through the shared record
+        Object lock = new Object();
+        Monitors.enter(lock);
+        FakeExits.failing = 1;
+        int before = recordedOverflows();
+        InvocationTargetException thrown = assertThrows(InvocationTargetException.class,
+                () -> method(load(true), "failingBodyShape").invoke(null, lock, true));
+        assertTrue(thrown.getCause() instanceof StackOverflowError, thrown.getCause().toString());
+        assertEquals(1, FakeExits.calls);
+        assertEquals(before + 1, recordedOverflows());
+        assertSame(lock, LostExits.OVERFLOWED[before & ExitOverflowGuard.OVERFLOWED_MASK]);
+        LostExits.settleQuietly();
+        FakeExits.calls = 0;
+        FakeExits.failing = 0;
+        method(load(true), "failingBodyShape").invoke(null, new Object(), false);
+        assertEquals(1, FakeExits.calls, "control: the normal exit, once");
+    }
+
+    @Test
     void anExitThatDoesNotOverflowIsUntouched() throws Throwable {
         int before = recordedOverflows();
         method(load(true), "plainExit").invoke(null, new Object());
@@ -192,6 +219,33 @@ class ExitOverflowGuardTest {
         release.visitVarInsn(Opcodes.ALOAD, 1);
         release.visitInsn(Opcodes.ATHROW);
         release.visitMaxs(1, 2);
+
+        // a block's emulated copy whose body may throw: its two exits (normal, release handler) share one record
+        MethodNode failing = method(node, "failingBodyShape", "(Ljava/lang/Object;Z)V");
+        Label fBody = new Label();
+        Label fBodyEnd = new Label();
+        Label fHandler = new Label();
+        Label fExit = new Label();
+        failing.visitTryCatchBlock(fBody, fBodyEnd, fHandler, null);
+        failing.visitLabel(fBody);
+        failing.visitVarInsn(Opcodes.ILOAD, 1);
+        failing.visitJumpInsn(Opcodes.IFEQ, fExit);
+        failing.visitTypeInsn(Opcodes.NEW, "java/lang/IllegalStateException");
+        failing.visitInsn(Opcodes.DUP);
+        failing.visitMethodInsn(Opcodes.INVOKESPECIAL, "java/lang/IllegalStateException", "<init>", "()V", false);
+        failing.visitInsn(Opcodes.ATHROW);
+        failing.visitLabel(fExit);
+        failing.visitVarInsn(Opcodes.ALOAD, 0);
+        failing.visitMethodInsn(Opcodes.INVOKESTATIC, FAKE, "exit", "(Ljava/lang/Object;)V", false);
+        failing.visitLabel(fBodyEnd);
+        failing.visitInsn(Opcodes.RETURN);
+        failing.visitLabel(fHandler);
+        failing.visitVarInsn(Opcodes.ASTORE, 2);
+        failing.visitVarInsn(Opcodes.ALOAD, 0);
+        failing.visitMethodInsn(Opcodes.INVOKESTATIC, FAKE, "exit", "(Ljava/lang/Object;)V", false);
+        failing.visitVarInsn(Opcodes.ALOAD, 2);
+        failing.visitInsn(Opcodes.ATHROW);
+        failing.visitMaxs(2, 3);
 
         if (guard) {
             for (MethodNode m : node.methods) {
