@@ -31,7 +31,8 @@ class Actor {
         }
     }
 
-    private static final ThreadLocal<Actor> CURRENT = ThreadLocal.withInitial(() -> new Actor(Thread.currentThread()));
+    private static final ThreadLocal<Actor> CURRENT = ThreadLocal.withInitial(
+            () -> new Actor(Thread.currentThread(), org.dthreads.internal.KernelLink.currentClassCell()));
 
     /** The thread this actor is; {@code null} for a lease. */
     final Thread thread;
@@ -65,12 +66,37 @@ class Actor {
     /** This thread's entry in the suspended-threads table, made once and put back for each outgoing call. */
     SuspendedThreads.Entry suspendedEntry;
 
+    /**
+     * The kernel's current-class cell of {@link #thread} ({@code KernelLink.currentClassCell}), read by that thread
+     * only; null for a lease, or if the kernel has none.
+     */
+    private final long[] classCell;
+
     Actor(Thread thread) {
+        this(thread, null);
+    }
+
+    private Actor(Thread thread, long[] classCell) {
         this.thread = thread;
+        this.classCell = classCell;
     }
 
     static Actor current() {
         return CURRENT.get();
+    }
+
+    /**
+     * {@code KernelLink.currentClass()} of the calling thread, which must be {@link #thread} ({@link #current}'s
+     * actor): read from the kernel's cell, which its bindings keep current (an incoming call's class switch included),
+     * so enter and exit pay one thread-local look-up (this actor), not two.
+     */
+    final long currentClass() {
+        long[] cell = classCell;
+        long c;
+        if (cell != null && (c = cell[0]) != 0L) {
+            return c;
+        }
+        return org.dthreads.internal.KernelLink.currentClass(); // the thread's own class, allocated now
     }
 
     final Hold holdFor(long threadClass) {

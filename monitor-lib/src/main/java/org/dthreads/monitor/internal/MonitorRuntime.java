@@ -95,13 +95,14 @@ public final class MonitorRuntime {
         if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
             throw unsettled();
         }
-        long cls = KernelLink.currentClass();
+        long cls = me.currentClass();
         MonitorTable.Binding c = me.cached;
         Monitor m;
+        MonitorSlots.Slot slot = null;
         if (c.key == key) {
             m = c.monitor;
         } else {
-            MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
+            slot = MonitorSlots.slotOf(key);
             if (slot == null) {
                 m = bindForEnter(me, key);
             } else if (MonitorSlots.THIN && ThinLock.tryEnter(slot, key, me, cls)) {
@@ -123,7 +124,7 @@ public final class MonitorRuntime {
         }
         if (m.slotOwner != null && m.activeDepth() == 1) {
             try {
-                HeldSlotMonitors.of(me).push(key); // a slot monitor acquired from free: listed for diagnostics
+                HeldSlotMonitors.of(me).push(key, slot); // a slot monitor acquired from free: listed for diagnostics
             } catch (Throwable unlisted) {
                 // a stack overflow or OOM: the enter has happened and must not fail; the hold goes unlisted
             }
@@ -174,15 +175,21 @@ public final class MonitorRuntime {
             if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
                 throw LostExits.UNSETTLED; // recorded below: the depth may be being paid by another thread
             }
-            long cls = KernelLink.currentClass();
+            long cls = me.currentClass();
             MonitorTable.Binding c = me.cached;
             if (c.key == key) {
                 m = c.monitor;
             } else {
-                MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
+                // a slot monitor we acquired from free is listed, with its slot: no look-up by class then
+                HeldSlotMonitors held = me.heldSlots;
+                int listed = held == null ? -1 : held.indexOfOwn(key);
+                MonitorSlots.Slot slot = listed >= 0 ? held.slotAt(listed) : null;
+                if (slot == null) {
+                    slot = MonitorSlots.slotOf(key);
+                }
                 if (slot == null) {
                     m = TABLE.get(key);
-                } else if (MonitorSlots.THIN && ThinLock.tryExit(slot, key, me, cls)) {
+                } else if (MonitorSlots.THIN && listed >= 0 && ThinLock.tryExit(slot, key, me, cls, held, listed)) {
                     return;
                 } else {
                     m = TABLE.slotGet(slot, key); // a thin hold not ours, or inflated: inflated now if still thin
