@@ -31,8 +31,7 @@ import java.util.function.Consumer;
  *
  * <h2>What guards what</h2>
  * <ul>
- *   <li>{@link #top}, {@link #holes} and {@link #slots} (each entry's slot, so a thin exit needs no look-up by
- *       class): confined to the owning thread.</li>
+ *   <li>{@link #top} and {@link #holes}: confined to the owning thread.</li>
  *   <li>{@link #items}: written by the owning thread only. A monitor stays at the index where it was pushed
  *       until it is removed: removal writes null there (a hole below the top, filled by a later push; nulls at
  *       the top are trimmed), nothing ever moves. A full array is copied into a larger one, published with a
@@ -69,8 +68,6 @@ final class HeldSlotMonitors {
     /** The thread whose holds these are: a dead thread's empty list is dropped from the registry. */
     private final Thread thread;
     private Object[] items;
-    /** The slot of each entry of {@link #items} (same index), or null: confined to the owning thread. */
-    private MonitorSlots.Slot[] slots;
     private int top;
     private int holes;
 
@@ -78,7 +75,6 @@ final class HeldSlotMonitors {
     HeldSlotMonitors(Thread thread, int capacity) {
         this.thread = thread;
         this.items = new Object[Math.max(1, capacity)];
-        this.slots = new MonitorSlots.Slot[items.length];
     }
 
     /** The calling thread's list, made and registered on its first slot acquisition. */
@@ -153,22 +149,13 @@ final class HeldSlotMonitors {
 
     // ---- the owning thread ----
 
-    /** {@link #push(Object, MonitorSlots.Slot)} with the slot unknown (its readers then look it up); for tests. */
+    /** Notes that the owning thread acquired (or, thin, is about to acquire) {@code key}'s slot monitor from free. */
     void push(Object m) {
-        push(m, null);
-    }
-
-    /**
-     * Notes that the owning thread acquired (or, thin, is about to acquire) {@code m}'s slot monitor from free;
-     * {@code slot} is {@code m}'s slot if known (the thin exit takes it from here instead of its class), else null.
-     */
-    void push(Object m, MonitorSlots.Slot slot) {
         Object[] a = items;
         if (holes > 0) {
             for (int i = 0; i < top; i++) {
                 if (a[i] == null) {
                     a[i] = m;
-                    slots[i] = slot;
                     holes--;
                     return;
                 }
@@ -176,10 +163,8 @@ final class HeldSlotMonitors {
         }
         if (top == a.length) {
             a = Arrays.copyOf(a, a.length * 2);
-            slots = Arrays.copyOf(slots, a.length);
             ITEMS.setRelease(this, a); // the copy is complete before a reader can see it
         }
-        slots[top] = slot;
         a[top++] = m;
     }
 
@@ -195,7 +180,6 @@ final class HeldSlotMonitors {
     void removeAt(int i) {
         Object[] a = items;
         a[i] = null;
-        slots[i] = null; // keeps no class's slot (and so its class) alive
         if (i == top - 1) {
             int t = i;
             while (t > 0 && a[t - 1] == null) {
@@ -222,11 +206,6 @@ final class HeldSlotMonitors {
             }
         }
         return -1;
-    }
-
-    /** The slot pushed with the entry at {@code i} (see {@link #indexOfOwn}), or null if the pusher did not know it. */
-    MonitorSlots.Slot slotAt(int i) {
-        return slots[i];
     }
 
     // ---- readers (any thread) ----

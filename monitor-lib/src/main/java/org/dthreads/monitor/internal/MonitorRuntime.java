@@ -98,11 +98,10 @@ public final class MonitorRuntime {
         long cls = me.currentClass();
         MonitorTable.Binding c = me.cached;
         Monitor m;
-        MonitorSlots.Slot slot = null;
         if (c.key == key) {
             m = c.monitor;
         } else {
-            slot = MonitorSlots.slotOf(key);
+            MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
             if (slot == null) {
                 m = bindForEnter(me, key);
             } else if (MonitorSlots.THIN && ThinLock.tryEnter(slot, key, me, cls)) {
@@ -124,7 +123,7 @@ public final class MonitorRuntime {
         }
         if (m.slotOwner != null && m.activeDepth() == 1) {
             try {
-                HeldSlotMonitors.of(me).push(key, slot); // a slot monitor acquired from free: listed for diagnostics
+                HeldSlotMonitors.of(me).push(key); // a slot monitor acquired from free: listed for diagnostics
             } catch (Throwable unlisted) {
                 // a stack overflow or OOM: the enter has happened and must not fail; the hold goes unlisted
             }
@@ -180,13 +179,10 @@ public final class MonitorRuntime {
             if (c.key == key) {
                 m = c.monitor;
             } else {
-                // a slot monitor we acquired from free is listed, with its slot: no look-up by class then
+                MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
                 HeldSlotMonitors held = me.heldSlots;
-                int listed = held == null ? -1 : held.indexOfOwn(key);
-                MonitorSlots.Slot slot = listed >= 0 ? held.slotAt(listed) : null;
-                if (slot == null) {
-                    slot = MonitorSlots.slotOf(key);
-                }
+                // a thin hold of ours is listed (see ThinLock, "Copies"); its index serves the removal after the CAS
+                int listed = slot == null || held == null ? -1 : held.indexOfOwn(key);
                 if (slot == null) {
                     m = TABLE.get(key);
                 } else if (MonitorSlots.THIN && listed >= 0 && ThinLock.tryExit(slot, key, me, cls, held, listed)) {

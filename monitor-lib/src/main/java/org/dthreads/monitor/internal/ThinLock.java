@@ -74,7 +74,7 @@ final class ThinLock {
         }
         ThinLock first = me.holdFor(cls).thin(1);
         HeldSlotMonitors held = HeldSlotMonitors.of(me);
-        held.push(key, slot); // before the CAS: see "Copies"
+        held.push(key); // before the CAS: see "Copies"
         if (slot.compareAndSet(key, (Object) null, (Object) first)) {
             return true;
         }

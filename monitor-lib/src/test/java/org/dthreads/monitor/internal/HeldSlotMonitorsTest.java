@@ -3,7 +3,6 @@ package org.dthreads.monitor.internal;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,39 +49,36 @@ class HeldSlotMonitorsTest {
         return DiagnosticRows.emulatedRows().stream().anyMatch(r -> (Integer) r[0] == hash);
     }
 
-    /** Each entry keeps the slot it was pushed with (the thin exit's look-up), through holes, growth and removal. */
+    /** The index the thin exit finds an entry at is the one its removal clears, through holes and growth. */
     @Test
-    void eachEntryKeepsItsSlotThroughHolesGrowthAndRemoval() {
+    void removalAtTheFoundIndexKeepsTheListConsistentThroughHolesAndGrowth() {
         HeldSlotMonitors list = new HeldSlotMonitors(Thread.currentThread(), 2);
-        MonitorSlots.Slot slot = MonitorSlots.slotOf(new Slotted());
         Object a = new Object();
         Object b = new Object();
         Object c = new Object();
         Object d = new Object();
-        list.push(a, slot);
-        list.push(b); // slot unknown
-        list.push(c, slot); // grows
+        list.push(a);
+        list.push(b);
+        list.push(c); // grows
         assertEquals(1, list.indexOfOwn(b));
-        assertEquals(null, list.slotAt(1));
-        assertSame(slot, list.slotAt(list.indexOfOwn(c)));
         list.removeAt(list.indexOfOwn(b)); // a hole
         assertEquals(-1, list.indexOfOwn(b));
-        list.push(d, slot); // fills the hole
+        list.push(d); // fills the hole
         assertEquals(1, list.indexOfOwn(d));
-        assertSame(slot, list.slotAt(1));
-        list.push(a, null); // a second entry of a: the most recent is found first
+        list.push(a); // a second entry of a: the most recent is found first
         assertEquals(3, list.indexOfOwn(a));
-        assertEquals(null, list.slotAt(3));
-        list.remove(a);
-        assertSame(slot, list.slotAt(list.indexOfOwn(a)));
-        list.remove(c);
-        list.remove(d);
-        list.remove(a);
+        list.removeAt(3);
+        assertEquals(0, list.indexOfOwn(a));
+        list.removeAt(list.indexOfOwn(c));
+        list.removeAt(list.indexOfOwn(d));
+        list.removeAt(list.indexOfOwn(a));
         assertEquals(-1, list.indexOfOwn(a));
         assertFalse(list.containsOwn(c));
         List<Object> left = new ArrayList<>();
         list.forEach(left::add);
         assertEquals(List.of(), left);
+        list.push(b); // the trimmed list starts again at 0
+        assertEquals(0, list.indexOfOwn(b));
     }
 
     @Test
