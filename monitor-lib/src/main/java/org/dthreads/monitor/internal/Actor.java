@@ -10,7 +10,9 @@ import java.lang.invoke.VarHandle;
  * Confined to its thread: {@link #cached} (a one-entry cache of the last monitor used, which skips the
  * table on the common "enter then exit the same object" path; a table binding, whose key the table's
  * sweep clears when it retires the monitor, so the cache never keeps an object alive), the cached
- * {@link Hold}, and the exit bookkeeping {@link #exitCommitted}.
+ * {@link Hold}, the exit bookkeeping {@link #exitCommitted}, and the kernel's current-class cell of the thread
+ * ({@link #currentClass}: written by the kernel on this thread only, so enter and exit read the class without a
+ * second thread-local look-up).
  * <p>Shared: {@link #outgoingCalls} is written only by the owning thread (around outgoing remote calls)
  * and read by other threads of the same class deciding whether they may take over a hold; its volatile
  * write in {@link #beginOutgoingCall} is the release that makes the suspended thread's critical-section

@@ -111,13 +111,6 @@ final class ThinLock {
         return true;
     }
 
-    /** {@link #tryExit(MonitorSlots.Slot, Object, Actor, long, HeldSlotMonitors, int)} looking {@code key} up in the list. */
-    static boolean tryExit(MonitorSlots.Slot slot, Object key, Actor me, long cls) {
-        HeldSlotMonitors held = me.heldSlots;
-        int listed = held == null ? -1 : held.indexOfOwn(key);
-        return listed >= 0 && tryExit(slot, key, me, cls, held, listed);
-    }
-
     /**
      * Whether {@code t}, read from {@code key}'s slot, describes {@code key} (its holder lists it) rather than
      * being a copy. For the Monitor path and diagnostics, not the uncontended one.
