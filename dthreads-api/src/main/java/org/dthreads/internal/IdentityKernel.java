@@ -44,6 +44,16 @@ public final class IdentityKernel {
         long bound;
         int depth;
         long[] saved = new long[4];
+        /**
+         * The current class ({@code bound}, else {@code own}), or {@link ThreadClass#NONE} until {@link #currentClass}
+         * allocates {@code own}: kept up to date by every change above, so the monitor runtime, which holds it in its
+         * per-thread state, reads the class without a second thread-local look-up ({@link #currentClassCell}).
+         */
+        final long[] current = new long[1];
+
+        void updateCurrent() {
+            current[0] = bound != ThreadClass.NONE ? bound : own;
+        }
     }
 
     private IdentityKernel() {}
@@ -55,8 +65,20 @@ public final class IdentityKernel {
         }
         if (state.own == ThreadClass.NONE) {
             state.own = freshClass();
+            state.updateCurrent();
         }
         return state.own;
+    }
+
+    /**
+     * The calling thread's current-class cell: element 0 is what {@link #currentClass} returns, or
+     * {@link ThreadClass#NONE} until the thread's own class is allocated (call {@link #currentClass} then). Written
+     * only by this class, on the calling thread; the caller reads it on the same thread only (a {@code long[]}: a JDK
+     * type, see {@link BootDelegation}). For the monitor runtime's enter and exit, which already hold a per-thread
+     * object and would otherwise pay a second thread-local look-up per operation.
+     */
+    public static long[] currentClassCell() {
+        return STATE.get().current;
     }
 
     /** The innermost bound class, or {@link ThreadClass#NONE} if the thread has no open binding. */
@@ -72,6 +94,7 @@ public final class IdentityKernel {
         }
         state.saved[state.depth++] = state.bound;
         state.bound = threadClass;
+        state.updateCurrent();
         return state.depth;
     }
 
@@ -86,6 +109,7 @@ public final class IdentityKernel {
             return false;
         }
         state.bound = state.saved[--state.depth];
+        state.updateCurrent();
         return true;
     }
 

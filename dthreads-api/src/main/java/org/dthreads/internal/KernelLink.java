@@ -24,7 +24,21 @@ public final class KernelLink {
     private static final MethodHandle OBSERVE_PEER = kernel("observePeer",
             MethodType.methodType(int.class, int.class, long.class, String.class));
 
+    /** Null if the JVM's kernel is an older copy without the cell: then {@link #currentClassCell} answers null. */
+    private static final MethodHandle CURRENT_CLASS_CELL = optionalKernel("currentClassCell",
+            MethodType.methodType(long[].class));
+
     private KernelLink() {}
+
+    /** The JVM's kernel's method, or null if it has none (no fallback to this copy's: its state is not the JVM's). */
+    private static MethodHandle optionalKernel(String name, MethodType type) {
+        try {
+            return java.lang.invoke.MethodHandles.publicLookup()
+                    .findStatic(BootDelegation.runtimeClass(IdentityKernel.class), name, type);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
 
     private static MethodHandle kernel(String name, MethodType type) {
         return BootDelegation.staticMethod(IdentityKernel.class, name, type);
@@ -38,6 +52,22 @@ public final class KernelLink {
     public static long currentClass() {
         try {
             return (long) CURRENT_CLASS.invokeExact();
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /**
+     * The calling thread's current-class cell ({@link IdentityKernel#currentClassCell}), or null if the kernel has
+     * none. Element 0 is the current class, or {@link ThreadClass#NONE}: then call {@link #currentClass}. Read it on
+     * the calling thread only.
+     */
+    public static long[] currentClassCell() {
+        if (CURRENT_CLASS_CELL == null) {
+            return null;
+        }
+        try {
+            return (long[]) CURRENT_CLASS_CELL.invokeExact();
         } catch (Throwable t) {
             throw unexpected(t);
         }

@@ -10,7 +10,9 @@ import java.lang.invoke.VarHandle;
  * Confined to its thread: {@link #cached} (a one-entry cache of the last monitor used, which skips the
  * table on the common "enter then exit the same object" path; a table binding, whose key the table's
  * sweep clears when it retires the monitor, so the cache never keeps an object alive), the cached
- * {@link Hold}, and the exit bookkeeping {@link #exitCommitted}.
+ * {@link Hold}, the exit bookkeeping {@link #exitCommitted}, and the kernel's current-class cell of the thread
+ * ({@link #currentClass}: written by the kernel on this thread only, so enter and exit read the class without a
+ * second thread-local look-up).
  * <p>Shared: {@link #outgoingCalls} is written only by the owning thread (around outgoing remote calls)
  * and read by other threads of the same class deciding whether they may take over a hold; its volatile
  * write in {@link #beginOutgoingCall} is the release that makes the suspended thread's critical-section
@@ -31,7 +33,8 @@ class Actor {
         }
     }
 
-    private static final ThreadLocal<Actor> CURRENT = ThreadLocal.withInitial(() -> new Actor(Thread.currentThread()));
+    private static final ThreadLocal<Actor> CURRENT = ThreadLocal.withInitial(
+            () -> new Actor(Thread.currentThread(), org.dthreads.internal.KernelLink.currentClassCell()));
 
     /** The thread this actor is; {@code null} for a lease. */
     final Thread thread;
@@ -65,12 +68,37 @@ class Actor {
     /** This thread's entry in the suspended-threads table, made once and put back for each outgoing call. */
     SuspendedThreads.Entry suspendedEntry;
 
+    /**
+     * The kernel's current-class cell of {@link #thread} ({@code KernelLink.currentClassCell}), read by that thread
+     * only; null for a lease, or if the kernel has none.
+     */
+    private final long[] classCell;
+
     Actor(Thread thread) {
+        this(thread, null);
+    }
+
+    private Actor(Thread thread, long[] classCell) {
         this.thread = thread;
+        this.classCell = classCell;
     }
 
     static Actor current() {
         return CURRENT.get();
+    }
+
+    /**
+     * {@code KernelLink.currentClass()} of the calling thread, which must be {@link #thread} ({@link #current}'s
+     * actor): read from the kernel's cell, which its bindings keep current (an incoming call's class switch included),
+     * so enter and exit pay one thread-local look-up (this actor), not two.
+     */
+    final long currentClass() {
+        long[] cell = classCell;
+        long c;
+        if (cell != null && (c = cell[0]) != 0L) {
+            return c;
+        }
+        return org.dthreads.internal.KernelLink.currentClass(); // the thread's own class, allocated now
     }
 
     final Hold holdFor(long threadClass) {

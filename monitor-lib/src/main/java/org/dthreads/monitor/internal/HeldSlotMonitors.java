@@ -170,34 +170,42 @@ final class HeldSlotMonitors {
 
     /** Notes that the owning thread no longer acts for {@code key}'s monitor; nothing if it is not listed. */
     void remove(Object m) {
+        int i = indexOfOwn(m);
+        if (i >= 0) {
+            removeAt(i);
+        }
+    }
+
+    /** Removes the entry at {@code i}, an index {@link #indexOfOwn} returned with no push or removal since. */
+    void removeAt(int i) {
         Object[] a = items;
-        for (int i = top - 1; i >= 0; i--) {
-            if (a[i] == m) {
-                a[i] = null;
-                if (i == top - 1) {
-                    int t = i;
-                    while (t > 0 && a[t - 1] == null) {
-                        t--;
-                        holes--;
-                    }
-                    top = t;
-                } else {
-                    holes++;
-                }
-                return;
+        a[i] = null;
+        if (i == top - 1) {
+            int t = i;
+            while (t > 0 && a[t - 1] == null) {
+                t--;
+                holes--;
             }
+            top = t;
+        } else {
+            holes++;
         }
     }
 
     /** Whether {@code key} is listed; the owning thread only (most recent first: a re-entry is usually on top). */
     boolean containsOwn(Object key) {
+        return indexOfOwn(key) >= 0;
+    }
+
+    /** The index of {@code key}'s most recent entry, or -1; the owning thread only. */
+    int indexOfOwn(Object key) {
         Object[] a = items;
         for (int i = top - 1; i >= 0; i--) {
             if (a[i] == key) {
-                return true;
+                return i;
             }
         }
-        return false;
+        return -1;
     }
 
     // ---- readers (any thread) ----

@@ -95,7 +95,7 @@ public final class MonitorRuntime {
         if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
             throw unsettled();
         }
-        long cls = KernelLink.currentClass();
+        long cls = me.currentClass();
         MonitorTable.Binding c = me.cached;
         Monitor m;
         if (c.key == key) {
@@ -174,15 +174,18 @@ public final class MonitorRuntime {
             if (LostExits.pendingRepairs && !LostExits.settleQuietly()) {
                 throw LostExits.UNSETTLED; // recorded below: the depth may be being paid by another thread
             }
-            long cls = KernelLink.currentClass();
+            long cls = me.currentClass();
             MonitorTable.Binding c = me.cached;
             if (c.key == key) {
                 m = c.monitor;
             } else {
                 MonitorSlots.Slot slot = MonitorSlots.slotOf(key);
+                HeldSlotMonitors held = me.heldSlots;
+                // a thin hold of ours is listed (see ThinLock, "Copies"); its index serves the removal after the CAS
+                int listed = slot == null || held == null ? -1 : held.indexOfOwn(key);
                 if (slot == null) {
                     m = TABLE.get(key);
-                } else if (MonitorSlots.THIN && ThinLock.tryExit(slot, key, me, cls)) {
+                } else if (MonitorSlots.THIN && listed >= 0 && ThinLock.tryExit(slot, key, me, cls, held, listed)) {
                     return;
                 } else {
                     m = TABLE.slotGet(slot, key); // a thin hold not ours, or inflated: inflated now if still thin

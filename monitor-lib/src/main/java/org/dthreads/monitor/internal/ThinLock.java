@@ -57,20 +57,23 @@ final class ThinLock {
      * Enter without contention: takes a free slot, or re-enters a thin hold of {@code me} for {@code cls}. Returns
      * false, having changed nothing, when the caller must take the {@link Monitor} path (contended, inflated,
      * copied, too deep, or {@code me} has frozen holds).
+     * <p>The slot is read first: a free slot is held by nobody, {@code me} included, so taking it needs no look-up in
+     * {@code me}'s list; only a thin value naming {@code me}'s hold is checked against the list (a copy otherwise).
      */
     static boolean tryEnter(MonitorSlots.Slot slot, Object key, Actor me, long cls) {
-        HeldSlotMonitors held = me.heldSlots;
-        if (held != null && held.containsOwn(key)) {
-            return tryReenter(slot, key, me, cls); // we hold it (or hold it inflated): no fresh take
+        Object v = slot.getAcquire(key);
+        if (v != null) {
+            // held (ours: re-enter), inflated or copied: never listed while a copy is in the slot (see "Copies")
+            HeldSlotMonitors held;
+            return v instanceof ThinLock t && t.depth < MAX_DEPTH && t.hold.isActive(me, cls)
+                    && (held = me.heldSlots) != null && held.containsOwn(key)
+                    && slot.compareAndSet(key, (Object) t, (Object) t.hold.thin(t.depth + 1));
         }
         if (me.frozenHolds != 0) {
             return false; // an actor with frozen levels acquires nothing fresh (see Monitor)
         }
-        if (slot.getAcquire(key) != null) {
-            return false; // held, inflated or copied: never listed while a copy is in the slot (see "Copies")
-        }
         ThinLock first = me.holdFor(cls).thin(1);
-        held = HeldSlotMonitors.of(me);
+        HeldSlotMonitors held = HeldSlotMonitors.of(me);
         held.push(key); // before the CAS: see "Copies"
         if (slot.compareAndSet(key, (Object) null, (Object) first)) {
             return true;
@@ -79,28 +82,20 @@ final class ThinLock {
         return false;
     }
 
-    private static boolean tryReenter(MonitorSlots.Slot slot, Object key, Actor me, long cls) {
-        Object v = slot.getAcquire(key);
-        return v instanceof ThinLock t && t.depth < MAX_DEPTH && t.hold.isActive(me, cls)
-                && slot.compareAndSet(key, (Object) t, (Object) t.hold.thin(t.depth + 1));
-    }
-
     /**
-     * Exit of a thin hold of {@code me} for {@code cls}. Returns false, having changed nothing, when the caller must
-     * take the {@link Monitor} path (inflated meanwhile, not thin, or not held by {@code me}: that path inflates
+     * Exit of a thin hold of {@code me} for {@code cls}; {@code listed} is the index of {@code key} in {@code me}'s
+     * list {@code held} ({@link HeldSlotMonitors#indexOfOwn}: an object not listed was never taken thin by {@code me},
+     * and a copy naming {@code me} is no hold, see "Copies"). Returns false, having changed nothing, when the caller
+     * must take the {@link Monitor} path (inflated meanwhile, not thin, or not held by {@code me}: that path inflates
      * and answers). Sets {@link Actor#exitCommitted} right after its committing CAS.
      */
-    static boolean tryExit(MonitorSlots.Slot slot, Object key, Actor me, long cls) {
-        HeldSlotMonitors held = me.heldSlots;
-        if (held == null || !held.containsOwn(key)) {
-            return false; // never took it thin: a copy naming us is no hold (see "Copies")
-        }
+    static boolean tryExit(MonitorSlots.Slot slot, Object key, Actor me, long cls, HeldSlotMonitors held, int listed) {
         ThinLock last = me.holdFor(cls).thin(1);
         Object v = slot.compareAndExchange(key, (Object) last, (Object) null); // the common case: the last level
         if (v == last) {
             me.exitCommitted = true;
             try {
-                held.remove(key); // after the CAS: see "Copies"
+                held.removeAt(listed); // after the CAS: see "Copies"
             } catch (Throwable stale) {
                 // a stack overflow: the exit is committed; the stale entry is skipped by every reader
             }

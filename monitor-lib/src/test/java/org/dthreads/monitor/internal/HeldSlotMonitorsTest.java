@@ -2,6 +2,7 @@ package org.dthreads.monitor.internal;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -46,6 +47,38 @@ class HeldSlotMonitorsTest {
     private static boolean inWaitForRows(Object lock) {
         int hash = System.identityHashCode(lock);
         return DiagnosticRows.emulatedRows().stream().anyMatch(r -> (Integer) r[0] == hash);
+    }
+
+    /** The index the thin exit finds an entry at is the one its removal clears, through holes and growth. */
+    @Test
+    void removalAtTheFoundIndexKeepsTheListConsistentThroughHolesAndGrowth() {
+        HeldSlotMonitors list = new HeldSlotMonitors(Thread.currentThread(), 2);
+        Object a = new Object();
+        Object b = new Object();
+        Object c = new Object();
+        Object d = new Object();
+        list.push(a);
+        list.push(b);
+        list.push(c); // grows
+        assertEquals(1, list.indexOfOwn(b));
+        list.removeAt(list.indexOfOwn(b)); // a hole
+        assertEquals(-1, list.indexOfOwn(b));
+        list.push(d); // fills the hole
+        assertEquals(1, list.indexOfOwn(d));
+        list.push(a); // a second entry of a: the most recent is found first
+        assertEquals(3, list.indexOfOwn(a));
+        list.removeAt(3);
+        assertEquals(0, list.indexOfOwn(a));
+        list.removeAt(list.indexOfOwn(c));
+        list.removeAt(list.indexOfOwn(d));
+        list.removeAt(list.indexOfOwn(a));
+        assertEquals(-1, list.indexOfOwn(a));
+        assertFalse(list.containsOwn(c));
+        List<Object> left = new ArrayList<>();
+        list.forEach(left::add);
+        assertEquals(List.of(), left);
+        list.push(b); // the trimmed list starts again at 0
+        assertEquals(0, list.indexOfOwn(b));
     }
 
     @Test

@@ -36,6 +36,50 @@ class ThinLockTest {
         return SLOT.getVolatile(o);
     }
 
+    /**
+     * Enter and exit read the thread's class from the kernel's cell held in the actor ({@link Actor#currentClass}),
+     * not from the kernel's thread-local: a class scope opened or closed between them (an incoming call's class
+     * switch) must be seen, on a fresh thread too, whose own class is allocated only by its first unbound operation.
+     */
+    @Test
+    void enterAndExitFollowTheClassScopesOfTheirThread() throws Exception {
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                SlottedObject lock = new SlottedObject();
+                long bound = org.dthreads.internal.KernelLink.freshClass();
+                try (org.dthreads.ClassScope s = org.dthreads.internal.KernelLink.bind(bound)) {
+                    Monitors.enter(lock); // the thread's first monitor operation, its own class not allocated yet
+                    assertEquals(bound, ((ThinLock) slot(lock)).hold.threadClass);
+                }
+                long own = DThreads.currentClass();
+                assertTrue(own != bound);
+                assertFalse(Monitors.holdsLock(lock));
+                assertThrows(IllegalMonitorStateException.class, () -> Monitors.exit(lock), "held for the scope's class");
+                // (the refused exit inflated the thin hold, as every exit by a class that does not hold it does)
+                try (org.dthreads.ClassScope s = org.dthreads.internal.KernelLink.bind(bound)) {
+                    assertTrue(Monitors.holdsLock(lock));
+                    Monitors.enter(lock);
+                    Monitors.exit(lock);
+                    Monitors.exit(lock); // the scope's class again: its hold
+                    assertFalse(Monitors.holdsLock(lock));
+                }
+                SlottedObject other = new SlottedObject();
+                Monitors.enter(other); // the own class now
+                assertEquals(own, ((ThinLock) slot(other)).hold.threadClass);
+                Monitors.exit(other);
+                assertNull(slot(other));
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+        t.start();
+        t.join();
+        if (failed.get() != null) {
+            throw new AssertionError(failed.get());
+        }
+    }
+
     @Test
     void anUncontendedLockIsThinAndLeavesNothingBehind() {
         SlottedObject lock = new SlottedObject();
