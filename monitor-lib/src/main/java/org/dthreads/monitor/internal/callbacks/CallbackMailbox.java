@@ -40,7 +40,7 @@ final class CallbackMailbox {
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<CallbackInvocation> queue = new ArrayDeque<>(); // guarded by lock
     private boolean closed; // guarded by lock
-    /** Also called by {@link #offer} after the unpark: wakes an owner that waits inside an ORB ({@link CallbackOrbWait}). */
+    /** Also called by {@link #offer}, before its unpark: wakes an owner that waits inside an ORB ({@link CallbackOrbWait}). */
     private volatile Runnable waker;
 
     private CallbackMailbox(long threadClass) {
@@ -89,15 +89,15 @@ final class CallbackMailbox {
         } finally {
             lock.unlock();
         }
-        LockSupport.unpark(owner);
         Runnable w = waker;
         if (w != null) {
-            w.run();
+            w.run(); // first: an owner in a Condition wait (GlassFish) woken by the unpark would only park again
         }
+        LockSupport.unpark(owner);
         return true;
     }
 
-    /** Owner: sets what {@link #offer} runs after its unpark (null: nothing); returns the previous one. */
+    /** Owner: sets what {@link #offer} runs before its unpark (null: nothing); returns the previous one. */
     Runnable swapWaker(Runnable next) {
         Runnable previous = waker;
         waker = next;
