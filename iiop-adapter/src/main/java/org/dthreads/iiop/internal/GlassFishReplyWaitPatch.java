@@ -3,14 +3,11 @@ package org.dthreads.iiop.internal;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.dthreads.internal.RateLimitedLog;
 import org.dthreads.monitor.internal.callbacks.CallbackMode;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
@@ -49,7 +46,7 @@ final class GlassFishReplyWaitPatch implements ClassFileTransformer {
     private static final String CONDITION = "java/util/concurrent/locks/Condition";
     /** Built at run time so that the agent's shading never rewrites it. */
     static final String HOOK = String.join("/", "org", "dthreads", "iiop", "internal", "GlassFishReplyWait");
-    private static final String LOOKUP = "Ljava/lang/invoke/MethodHandles$Lookup;";
+    private static final String LOOKUP = RenamedReplyWait.LOOKUP;
 
     @Override
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
@@ -110,8 +107,7 @@ final class GlassFishReplyWaitPatch implements ClassFileTransformer {
         private final List<String> sequence = new ArrayList<>(); // the three instructions from the condition read
         private int conditionReads;
         private int awaitAt = -1; // instruction index of the awaitNanos
-        private final List<Object[]> handlers = new ArrayList<>(); // {start, end, type}
-        private final Map<Label, Integer> positions = new HashMap<>();
+        private final RenamedReplyWait.Handlers handlers = new RenamedReplyWait.Handlers();
 
         Shape() {
             super(Opcodes.ASM9);
@@ -138,12 +134,12 @@ final class GlassFishReplyWaitPatch implements ClassFileTransformer {
 
                 @Override
                 public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
-                    handlers.add(new Object[] {start, end, type});
+                    handlers.handler(start, end, type);
                 }
 
                 @Override
                 public void visitLabel(Label label) {
-                    positions.put(label, index);
+                    handlers.label(label, index);
                 }
 
                 @Override
@@ -245,81 +241,34 @@ final class GlassFishReplyWaitPatch implements ClassFileTransformer {
             if (!sequence.equals(List.of("lload", "awaitNanos"))) {
                 return "the condition read is followed by " + sequence + ", not by lload, awaitNanos";
             }
-            boolean any = false;
-            boolean interrupted = false;
-            for (Object[] h : handlers) {
-                Integer start = positions.get((Label) h[0]);
-                Integer end = positions.get((Label) h[1]);
-                if (start != null && end != null && start <= awaitAt && awaitAt < end) {
-                    any |= h[2] == null;
-                    interrupted |= "java/lang/InterruptedException".equals(h[2]);
-                }
-            }
-            return any && interrupted ? null
+            return handlers.coverWait(awaitAt) ? null
                     : "the await is not covered by a finally (unlock) and an InterruptedException handler";
         }
     }
 
     /** Renames the method, redirects its await and adds the wrapper. Precondition: {@link #shapeProblem} is null. */
     static byte[] patch(byte[] bytes) {
-        ClassReader reader = new ClassReader(bytes);
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            private int access = -1;
-            private String[] exceptions;
-
+        return RenamedReplyWait.renameAndWrap(bytes, METHOD, DESC, renamed -> new MethodVisitor(Opcodes.ASM9, renamed) {
             @Override
-            public MethodVisitor visitMethod(int acc, String name, String descriptor, String signature, String[] exc) {
-                if (!name.equals(METHOD) || !descriptor.equals(DESC)) {
-                    return super.visitMethod(acc, name, descriptor, signature, exc);
+            public void visitFieldInsn(int opcode, String owner, String field, String desc) {
+                if (!isConditionRead(opcode, owner, field, desc)) { // dropped: the hook gets the descriptor
+                    super.visitFieldInsn(opcode, owner, field, desc);
                 }
-                access = acc;
-                exceptions = exc;
-                int renamed = (acc & ~(Opcodes.ACC_PUBLIC | Opcodes.ACC_PROTECTED)) | Opcodes.ACC_PRIVATE
-                        | Opcodes.ACC_SYNTHETIC;
-                return new MethodVisitor(Opcodes.ASM9, super.visitMethod(renamed, name + JacorbPatch.SUFFIX, descriptor,
-                        signature, exc)) {
-                    @Override
-                    public void visitFieldInsn(int opcode, String owner, String field, String desc) {
-                        if (!isConditionRead(opcode, owner, field, desc)) { // dropped: the hook gets the descriptor
-                            super.visitFieldInsn(opcode, owner, field, desc);
-                        }
-                    }
-
-                    @Override
-                    public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
-                        if (isAwaitNanos(opcode, owner, method, desc)) {
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
-                                    "()" + LOOKUP, false);
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "awaitNanos",
-                                    "(Ljava/lang/Object;J" + LOOKUP + ")J", false);
-                        } else {
-                            super.visitMethodInsn(opcode, owner, method, desc, itf);
-                        }
-                    }
-                };
             }
 
             @Override
-            public void visitEnd() {
-                if (access != -1) {
-                    MethodVisitor mv = super.visitMethod(access, METHOD, DESC, null, exceptions);
-                    mv.visitCode();
-                    mv.visitVarInsn(Opcodes.ALOAD, 0);
-                    mv.visitVarInsn(Opcodes.ALOAD, 1);
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup", "()" + LOOKUP,
-                            false);
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, METHOD, "(Ljava/lang/Object;Ljava/lang/Object;"
-                            + LOOKUP + ")Ljava/lang/Object;", false);
-                    mv.visitTypeInsn(Opcodes.CHECKCAST, "com/sun/corba/ee/impl/encoding/CDRInputObject");
-                    mv.visitInsn(Opcodes.ARETURN);
-                    mv.visitMaxs(0, 0);
-                    mv.visitEnd();
+            public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
+                if (isAwaitNanos(opcode, owner, method, desc)) {
+                    super.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
+                            "()" + LOOKUP, false);
+                    super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "awaitNanos",
+                            "(Ljava/lang/Object;J" + LOOKUP + ")J", false);
+                } else {
+                    super.visitMethodInsn(opcode, owner, method, desc, itf);
                 }
-                super.visitEnd();
             }
-        }, 0);
-        return writer.toByteArray();
+        }, Opcodes.ALOAD, HOOK, "(Ljava/lang/Object;Ljava/lang/Object;" + LOOKUP + ")Ljava/lang/Object;",
+                "com/sun/corba/ee/impl/encoding/CDRInputObject");
     }
 
     /** Whether {@code room} (the ORB's {@code ResponseWaitingRoomImpl}) has the patched reply wait. */

@@ -1,9 +1,7 @@
 package org.dthreads.iiop.internal;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.dthreads.internal.RateLimitedLog;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
@@ -50,7 +48,7 @@ final class JacorbReplyWaitPatch {
     static final String OUTER_FIELD = "this$0";
     /** Built at run time so that the agent's shading never rewrites it. */
     static final String HOOK = String.join("/", "org", "dthreads", "iiop", "internal", "JacorbReplyWait");
-    private static final String LOOKUP = "Ljava/lang/invoke/MethodHandles$Lookup;";
+    private static final String LOOKUP = RenamedReplyWait.LOOKUP;
 
     private JacorbReplyWaitPatch() {}
 
@@ -90,8 +88,7 @@ final class JacorbReplyWaitPatch {
         private int monitors;
         private final List<String> waits = new ArrayList<>(); // name + descriptor + opcode of each wait/notify
         private int waitAt = -1; // instruction index of the first wait
-        private final List<Object[]> handlers = new ArrayList<>(); // {start, end, type}
-        private final Map<Label, Integer> positions = new HashMap<>();
+        private final RenamedReplyWait.Handlers handlers = new RenamedReplyWait.Handlers();
 
         Shape() {
             super(Opcodes.ASM9);
@@ -118,12 +115,12 @@ final class JacorbReplyWaitPatch {
 
                 @Override
                 public void visitTryCatchBlock(Label start, Label end, Label handler, String type) {
-                    handlers.add(new Object[] {start, end, type});
+                    handlers.handler(start, end, type);
                 }
 
                 @Override
                 public void visitLabel(Label label) {
-                    positions.put(label, index);
+                    handlers.label(label, index);
                 }
 
                 @Override
@@ -171,72 +168,25 @@ final class JacorbReplyWaitPatch {
                 return monitors + " synchronized blocks, waits and notifies " + waits
                         + " (expected one block and one Object.wait(long))";
             }
-            boolean any = false;
-            boolean interrupted = false;
-            for (Object[] h : handlers) {
-                Integer start = positions.get((Label) h[0]);
-                Integer end = positions.get((Label) h[1]);
-                if (start != null && end != null && start <= waitAt && waitAt < end) {
-                    any |= h[2] == null;
-                    interrupted |= "java/lang/InterruptedException".equals(h[2]);
-                }
-            }
-            return any && interrupted ? null
+            return handlers.coverWait(waitAt) ? null
                     : "the wait is not inside a synchronized block with an InterruptedException handler";
         }
     }
 
     /** Renames the method, redirects its wait and adds the wrapper. Precondition: {@link #shapeProblem} is null. */
     static byte[] patch(byte[] bytes) {
-        ClassReader reader = new ClassReader(bytes);
-        ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
-            private int access = -1;
-            private String[] exceptions;
-
+        return RenamedReplyWait.renameAndWrap(bytes, METHOD, DESC, renamed -> new MethodVisitor(Opcodes.ASM9, renamed) {
             @Override
-            public MethodVisitor visitMethod(int acc, String name, String descriptor, String signature, String[] exc) {
-                if (!name.equals(METHOD) || !descriptor.equals(DESC)) {
-                    return super.visitMethod(acc, name, descriptor, signature, exc);
+            public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
+                if (opcode == Opcodes.INVOKEVIRTUAL && owner.equals("java/lang/Object") && method.equals("wait")
+                        && desc.equals("(J)V")) {
+                    super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "await", "(Ljava/lang/Object;J)V", false);
+                } else {
+                    super.visitMethodInsn(opcode, owner, method, desc, itf);
                 }
-                access = acc;
-                exceptions = exc;
-                int renamed = (acc & ~(Opcodes.ACC_PUBLIC | Opcodes.ACC_PROTECTED)) | Opcodes.ACC_PRIVATE
-                        | Opcodes.ACC_SYNTHETIC;
-                return new MethodVisitor(Opcodes.ASM9, super.visitMethod(renamed, name + JacorbPatch.SUFFIX, descriptor,
-                        signature, exc)) {
-                    @Override
-                    public void visitMethodInsn(int opcode, String owner, String method, String desc, boolean itf) {
-                        if (opcode == Opcodes.INVOKEVIRTUAL && owner.equals("java/lang/Object") && method.equals("wait")
-                                && desc.equals("(J)V")) {
-                            super.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, "await", "(Ljava/lang/Object;J)V", false);
-                        } else {
-                            super.visitMethodInsn(opcode, owner, method, desc, itf);
-                        }
-                    }
-                };
             }
-
-            @Override
-            public void visitEnd() {
-                if (access != -1) {
-                    MethodVisitor mv = super.visitMethod(access, METHOD, DESC, null, exceptions);
-                    mv.visitCode();
-                    mv.visitVarInsn(Opcodes.ALOAD, 0);
-                    mv.visitVarInsn(Opcodes.ILOAD, 1);
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup", "()" + LOOKUP,
-                            false);
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, HOOK, METHOD, "(Ljava/lang/Object;Z" + LOOKUP
-                            + ")Ljava/lang/Object;", false);
-                    mv.visitTypeInsn(Opcodes.CHECKCAST, "org/jacorb/orb/giop/MessageInputStream");
-                    mv.visitInsn(Opcodes.ARETURN);
-                    mv.visitMaxs(0, 0);
-                    mv.visitEnd();
-                }
-                super.visitEnd();
-            }
-        }, 0);
-        return writer.toByteArray();
+        }, Opcodes.ILOAD, HOOK, "(Ljava/lang/Object;Z" + LOOKUP + ")Ljava/lang/Object;",
+                "org/jacorb/orb/giop/MessageInputStream");
     }
 
     /**
