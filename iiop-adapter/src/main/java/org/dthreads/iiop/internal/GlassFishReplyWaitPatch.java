@@ -63,23 +63,8 @@ final class GlassFishReplyWaitPatch implements ClassFileTransformer {
 
     /** The patched class, or null (left alone: patched already, or not of the expected shape; logged). */
     static byte[] transform(byte[] bytes) {
-        try {
-            if (JacorbPatch.alreadyPatched(bytes)) {
-                return null;
-            }
-            String problem = shapeProblem(bytes);
-            if (problem != null) {
-                LOG.warn("glassfish-reply-wait-shape", "dthreads: " + ROOM.replace('/', '.') + "." + METHOD
-                        + " is not of the expected shape in this GlassFish ORB version (" + problem + "); original-mode"
-                        + " calls wait for their replies on helper threads");
-                return null;
-            }
-            return patch(bytes);
-        } catch (RuntimeException e) {
-            LOG.error("glassfish-reply-wait-failed", "dthreads: could not patch " + ROOM.replace('/', '.')
-                    + "; original-mode calls wait for their replies on helper threads: " + e);
-            return null;
-        }
+        return RenamedReplyWait.guardedPatch(bytes, LOG, "glassfish-reply-wait", ROOM, METHOD, "GlassFish ORB",
+                GlassFishReplyWaitPatch::shapeProblem, GlassFishReplyWaitPatch::patch);
     }
 
     /** Why {@code bytes} cannot be patched, or null if the wait loop is as expected. */

@@ -54,23 +54,8 @@ final class JacorbReplyWaitPatch {
 
     /** The patched class, or null (left alone: patched already, or not of the expected shape; logged). */
     static byte[] transform(byte[] bytes) {
-        try {
-            if (JacorbPatch.alreadyPatched(bytes)) {
-                return null;
-            }
-            String problem = shapeProblem(bytes);
-            if (problem != null) {
-                LOG.warn("jacorb-reply-wait-shape", "dthreads: " + REPLY_PLACEHOLDER.replace('/', '.') + "." + METHOD
-                        + " is not of the expected shape in this JacORB version (" + problem + "); original-mode"
-                        + " calls wait for their replies on helper threads");
-                return null;
-            }
-            return patch(bytes);
-        } catch (RuntimeException e) {
-            LOG.error("jacorb-reply-wait-failed", "dthreads: could not patch " + REPLY_PLACEHOLDER.replace('/', '.')
-                    + "; original-mode calls wait for their replies on helper threads: " + e);
-            return null;
-        }
+        return RenamedReplyWait.guardedPatch(bytes, LOG, "jacorb-reply-wait", REPLY_PLACEHOLDER, METHOD, "JacORB",
+                JacorbReplyWaitPatch::shapeProblem, JacorbReplyWaitPatch::patch);
     }
 
     /** Why {@code bytes} cannot be patched, or null if the wait loop is as expected. */

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import org.dthreads.internal.RateLimitedLog;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -17,14 +19,40 @@ import org.objectweb.asm.Opcodes;
  * the method is renamed to {@code <name>$dthreads} (private, synthetic), its code passed through a redirecting
  * visitor, and a method with the original name, access and descriptor calls the adapter's hook
  * {@code hook(this, argument, MethodHandles.lookup())} and casts its result; and the shape guards' check that the
- * wait call is covered by a catch-all and an {@code InterruptedException} handler. ASM core API only (the agent
- * ships no tree API). Stateless.
+ * wait call is covered by a catch-all and an {@code InterruptedException} handler; and the guarded transform around
+ * both. ASM core API only (the agent ships no tree API). Stateless.
  */
 final class RenamedReplyWait {
 
     static final String LOOKUP = "Ljava/lang/invoke/MethodHandles$Lookup;";
 
     private RenamedReplyWait() {}
+
+    /**
+     * The class patched by {@code patch}, or null: left alone when patched already or not of the shape
+     * {@code shapeProblem} expects (logged once under {@code key + "-shape"}: original-mode calls then use helper
+     * threads), or when patching fails ({@code key + "-failed"}). Never throws a {@link RuntimeException}.
+     */
+    static byte[] guardedPatch(byte[] bytes, RateLimitedLog log, String key, String owner, String method, String orb,
+            Function<byte[], String> shapeProblem, UnaryOperator<byte[]> patch) {
+        try {
+            if (JacorbPatch.alreadyPatched(bytes)) {
+                return null;
+            }
+            String problem = shapeProblem.apply(bytes);
+            if (problem != null) {
+                log.warn(key + "-shape", "dthreads: " + owner.replace('/', '.') + "." + method
+                        + " is not of the expected shape in this " + orb + " version (" + problem + "); original-mode"
+                        + " calls wait for their replies on helper threads");
+                return null;
+            }
+            return patch.apply(bytes);
+        } catch (RuntimeException e) {
+            log.error(key + "-failed", "dthreads: could not patch " + owner.replace('/', '.')
+                    + "; original-mode calls wait for their replies on helper threads: " + e);
+            return null;
+        }
+    }
 
     /**
      * {@code bytes} with {@code method + desc} renamed, its code passed through {@code redirect}, and the wrapper
