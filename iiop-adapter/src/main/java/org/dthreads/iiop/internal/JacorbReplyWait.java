@@ -99,29 +99,17 @@ public final class JacorbReplyWait {
         }
         int configured = (int) h.timeout.get(placeholder);
         long start = System.currentTimeMillis();
-        long late = 0; // ns spent in callbacks that ended with the reply in
+        long[] late = {0}; // ns spent in callbacks that ended with the reply in
         try {
-            for (;;) {
-                try {
-                    Object in = h.original.invoke(placeholder, policyTimeout);
-                    if (wait.callbackQueued()) { // callbacks first, as in the mailbox's wait: none queued stays behind
-                        late += runQueued(wait, h, placeholder);
-                    }
-                    if (late > 0 && policyTimeout && h.endTime != null) {
-                        h.endTime.postpone(placeholder, late);
-                    }
-                    return in;
-                } catch (RuntimeException e) {
-                    if (e != CallbackOrbWait.CALLBACK_QUEUED) {
-                        throw e;
-                    }
-                }
-                late += runQueued(wait, h, placeholder);
-                if (configured > 0) {
-                    long left = configured - (System.currentTimeMillis() - start);
-                    h.timeout.set(placeholder, (int) Math.max(1, Math.min(left, configured)));
-                }
+            Object in = wait.runOriginal(() -> h.original.invoke(placeholder, policyTimeout),
+                    () -> late[0] += runQueued(wait, h, placeholder), configured <= 0 ? null : () -> {
+                        long left = configured - (System.currentTimeMillis() - start);
+                        h.timeout.set(placeholder, (int) Math.max(1, Math.min(left, configured)));
+                    });
+            if (late[0] > 0 && policyTimeout && h.endTime != null) {
+                h.endTime.postpone(placeholder, late[0]);
             }
+            return in;
         } finally {
             if (configured > 0) {
                 h.timeout.set(placeholder, configured);

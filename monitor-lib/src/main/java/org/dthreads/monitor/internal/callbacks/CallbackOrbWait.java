@@ -49,6 +49,12 @@ public final class CallbackOrbWait {
         Object run() throws Throwable;
     }
 
+    /** One round of the queued callbacks for {@link #runOriginal}: {@link #runQueued()}, or an ORB's wrapper of it. */
+    @FunctionalInterface
+    public interface CallbackRound {
+        void run() throws Throwable;
+    }
+
     private final CallbackMailbox box;
     private final Runnable waker = this::wake;
     private volatile Object monitor; // the ORB monitor or LockWait the owner waits on, or null
@@ -154,18 +160,25 @@ public final class CallbackOrbWait {
      * {@code again} (may be null) and runs it again; the callbacks still queued when it returns run first.
      */
     public Object runOriginal(OriginalWait original, Runnable again) throws Throwable {
+        return runOriginal(original, this::runQueued, again);
+    }
+
+    /** As {@link #runOriginal(OriginalWait, Runnable)}, each round of callbacks run by {@code round}. */
+    public Object runOriginal(OriginalWait original, CallbackRound round, Runnable again) throws Throwable {
         deadlineSet = false;
         for (;;) {
             try {
                 Object result = original.run();
-                runQueued(); // callbacks first, as in the mailbox's wait: none queued stays behind
+                if (callbackQueued()) { // callbacks first, as in the mailbox's wait: none queued stays behind
+                    round.run();
+                }
                 return result;
             } catch (RuntimeException e) {
                 if (e != CALLBACK_QUEUED) {
                     throw e;
                 }
             }
-            runQueued();
+            round.run();
             if (again != null) {
                 again.run();
             }
