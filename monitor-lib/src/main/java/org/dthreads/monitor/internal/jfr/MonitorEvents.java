@@ -43,7 +43,8 @@ import org.dthreads.monitor.internal.ThreadKinds;
  * Loading an event class makes JFR instrument it (class-file transformation) and register it; a virtual thread
  * doing that, or waiting for another thread's class initialization, pins its carrier (JDK 21 to 25), so with
  * thousands of virtual threads blocking at once right after a recording starts, the first enter events would
- * pin several carriers. So the classes are loaded once, by the first thread that finds the recorder started: a
+ * pin several carriers, and so does the first commit of any event in the JVM, which initializes JFR's event writer
+ * class. So the classes (and that writer) are loaded once, by the first thread that finds the recorder started: a
  * platform thread loads them itself (its own event is then recorded), a virtual thread hands the loading to a new
  * platform daemon thread and records nothing meanwhile, nor does any thread while the loading runs: an event is
  * lost in that window, never a carrier. {@link #CLASSES} goes {@code UNLOADED -> LOADING} by CAS (one loader) and
@@ -189,9 +190,30 @@ public final class MonitorEvents {
             for (Class<?> c : new Class<?>[] {MonitorEnterEvent.class, MonitorWaitEvent.class, DeadlockEvent.class}) {
                 Class.forName(c.getName(), true, loader);
             }
+            initializeEventWriter();
             CLASSES.set(LOADED);
         } catch (Throwable t) {
             off = true;
+        }
+    }
+
+    /** JFR's event writer class: its name from JDK 21 on, then JDK 17's. */
+    private static final String[] EVENT_WRITERS = {"jdk.jfr.internal.event.EventWriter", "jdk.jfr.internal.EventWriter"};
+
+    /**
+     * Initializes JFR's event writer class, which JFR otherwise initializes inside the first commit of any Java event
+     * in the JVM: that may be a dthreads event committed by a virtual thread, which then pins its carrier, as do the
+     * others waiting for that initialization (seen in {@code VirtualThreadsTest}: a contended monitor enter inside
+     * {@code EventWriter.<clinit>}). The boot loader defines it; {@code Class.forName} needs no access to its package.
+     */
+    private static void initializeEventWriter() {
+        for (String name : EVENT_WRITERS) {
+            try {
+                Class.forName(name, true, null);
+                return;
+            } catch (ClassNotFoundException anotherJdk) {
+                // the other name
+            }
         }
     }
 
