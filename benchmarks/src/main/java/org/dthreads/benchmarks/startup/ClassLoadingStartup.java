@@ -26,7 +26,8 @@ import java.util.regex.Pattern;
  */
 public final class ClassLoadingStartup {
 
-    private static final Pattern RESULT = Pattern.compile("loaded=(\\d+) wallMs=(\\d+) cpuMs=(\\d+)");
+    private static final Pattern RESULT =
+            Pattern.compile("loaded=(\\d+) wallMs=(\\d+) cpuMs=(\\d+) metaspaceKb=(\\d+) jvmClasses=(\\d+)");
 
     private ClassLoadingStartup() {}
 
@@ -56,6 +57,8 @@ public final class ClassLoadingStartup {
         }
         long[][] wall = new long[variants.size()][rounds];
         long[][] cpu = new long[variants.size()][rounds];
+        long[][] metaspace = new long[variants.size()][rounds];
+        long[][] jvmClasses = new long[variants.size()][rounds];
         long classes = -1;
         System.out.printf(Locale.ROOT, "%s: %d rounds, %d processors, load average %.2f%n", args[0], rounds,
                 Runtime.getRuntime().availableProcessors(),
@@ -71,6 +74,8 @@ public final class ClassLoadingStartup {
                 classes = m[0];
                 wall[v][r] = m[1];
                 cpu[v][r] = m[2];
+                metaspace[v][r] = m[3];
+                jvmClasses[v][r] = m[4];
             }
         }
         System.out.println(classes + " classes loaded in every JVM");
@@ -79,8 +84,11 @@ public final class ClassLoadingStartup {
         for (int v = 0; v < variants.size(); v++) {
             double w = median(wall[v]);
             double c = median(cpu[v]);
-            System.out.printf(Locale.ROOT, "%-45s loading thread cpu %6.0f ms (%.2fx)  wall %6.0f ms (%.2fx)%n",
-                    v == 0 ? "plain" : variants.get(v), c, c / plainCpu, w, w / plainWall);
+            System.out.printf(Locale.ROOT, "%-45s loading thread cpu %6.0f ms (%.2fx)  wall %6.0f ms (%.2fx)"
+                    + "  metaspace %6.0f KB (+%.0f)  JVM classes %5.0f (+%.0f)%n",
+                    v == 0 ? "plain" : variants.get(v), c, c / plainCpu, w, w / plainWall, median(metaspace[v]),
+                    median(metaspace[v]) - median(metaspace[0]), median(jvmClasses[v]),
+                    median(jvmClasses[v]) - median(jvmClasses[0]));
         }
         // Paired: each round ran every variant once, close together, so a round's ratio shares that moment's load
         // (the medians above do not pair them): the median over rounds of variant/plain.
@@ -94,7 +102,7 @@ public final class ClassLoadingStartup {
         }
     }
 
-    /** {classes, wall ms, cpu ms} */
+    /** {classes, wall ms, cpu ms, metaspace KB, JVM classes} */
     private static long[] run(String agent, List<String> target) throws Exception {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -115,7 +123,8 @@ public final class ClassLoadingStartup {
             System.err.println("FAIL: child exit " + exit + ": " + out);
             System.exit(1);
         }
-        return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3))};
+        return new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3)),
+                Long.parseLong(m.group(4)), Long.parseLong(m.group(5))};
     }
 
     private static double median(double[] values) {

@@ -12,7 +12,7 @@ import java.util.jar.JarFile;
  * The child JVM of {@link ClassLoadingStartup}: loads (without initialising) every class under a prefix of the
  * jars holding the anchor classes, with {@code Class.forName(name, false, loader)}, and prints how many loaded,
  * the wall time and the loading thread's CPU time (where the agent's transformers run; JIT and GC threads and
- * other processes on a loaded machine are not in it).
+ * other processes on a loaded machine are not in it), then the JVM's metaspace in use and its loaded class count.
  *
  * <pre>
  * java [-javaagent:...] -cp benchmarks.jar org.dthreads.benchmarks.startup.LoadAll org/apache/derby/ anchor.Class...
@@ -52,6 +52,14 @@ public final class LoadAll {
         }
         long wallMs = (System.nanoTime() - wall0) / 1_000_000;
         long cpuMs = (threads.getCurrentThreadCpuTime() - cpu0) / 1_000_000;
-        System.out.println("loaded=" + loaded + " wallMs=" + wallMs + " cpuMs=" + cpuMs);
+        // after the clock: the whole JVM's metaspace in use and classes loaded (the agent's own included)
+        long metaspace = 0;
+        for (java.lang.management.MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getName().equals("Metaspace")) {
+                metaspace = pool.getUsage().getUsed();
+            }
+        }
+        System.out.println("loaded=" + loaded + " wallMs=" + wallMs + " cpuMs=" + cpuMs + " metaspaceKb=" + metaspace / 1024
+                + " jvmClasses=" + ManagementFactory.getClassLoadingMXBean().getLoadedClassCount());
     }
 }

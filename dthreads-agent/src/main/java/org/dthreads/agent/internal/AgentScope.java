@@ -3,6 +3,7 @@ package org.dthreads.agent.internal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.dthreads.rmi.internal.RmiTransformer;
 
 /**
  * Which classes the agent rewrites: every class except the platform, dthreads itself and
@@ -10,7 +11,7 @@ import java.util.List;
  * (comma-separated package prefixes) or the agent arguments {@code include=...;exclude=...}. An
  * include wins over a default exclude; an explicit exclude wins over everything.
  */
-public final class AgentScope {
+public final class AgentScope implements java.util.function.Predicate<String>, RmiTransformer.ScopeFilter {
 
     /** Built at run time: the shade plugin would relocate a literal to the agent's own shaded copy. */
     private static final String ASM_PACKAGE = String.join(".", "org", "objectweb", "asm", "");
@@ -59,6 +60,15 @@ public final class AgentScope {
     private volatile Answer last = new Answer(null, false);
 
     /**
+     * {@link #includes}: the scope is handed to the transformers as itself, not as a method reference per
+     * transformer (each a lambda class spun at start-up; issue 16, docs/benchmarks.md "Step 7").
+     */
+    @Override
+    public boolean test(String internalName) {
+        return includes(internalName);
+    }
+
+    /**
      * Whether the class is in scope. The agent's transformers ask one after the other about the class being loaded,
      * each with the same string: the last answer is kept and given again for that same string object (an immutable
      * pair, so a race between loading threads costs at most a recomputation); two of three computations per class
@@ -66,6 +76,7 @@ public final class AgentScope {
      *
      * @param internalName a class name with {@code /} separators
      */
+    @Override
     public boolean includes(String internalName) {
         Answer known = last;
         if (known.internalName() == internalName) {

@@ -31,25 +31,39 @@ public final class Installer {
         }
         AgentScope scope = AgentScope.from(agentArgs);
         Module runtimeModule = DThreads.class.getModule(); // the bootstrap loader's unnamed module
-        MonitorTransformer monitors = new MonitorTransformer(scope::includes);
+        MonitorTransformer monitors = new MonitorTransformer(scope);
         inst.addTransformer(new ModuleReads(inst, runtimeModule, scope), false);
         inst.addTransformer(monitors, false);
         // The IIOP patches before the JRMP retrofit: all three run in this order on the bytes each class leaves the
         // monitor transformer with (the retrofit shares that transformer's scan; RmiAgentSupport)
-        IiopAgentSupport.install(inst, scope::includes);
-        RmiAgentSupport.install(inst, scope::includes);
+        IiopAgentSupport.install(inst, scope);
+        RmiAgentSupport.install(inst, scope);
         System.getLogger("org.dthreads.agent").log(System.Logger.Level.INFO, "dthreads " + version()
                 + " agent started: site " + Integer.toUnsignedString(DThreads.siteId()) + ", rewriting " + scope);
         // -Ddthreads.debug=true prints the summary at exit. Straight to stderr: System.Logger's default
         // (java.util.logging) hides DEBUG and resets its handlers in its own shutdown hook.
-        boolean debug = Boolean.getBoolean("dthreads.debug");
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Runtime.getRuntime().addShutdownHook(new Thread(new Summary(monitors, Boolean.getBoolean("dthreads.debug")),
+                "dthreads-summary"));
+    }
+
+    /** The summary at exit; a class of its own, not a lambda spun at start-up (issue 16). */
+    private static final class Summary implements Runnable {
+        private final MonitorTransformer monitors;
+        private final boolean debug;
+
+        Summary(MonitorTransformer monitors, boolean debug) {
+            this.monitors = monitors;
+            this.debug = debug;
+        }
+
+        @Override
+        public void run() {
             if (debug) {
                 System.err.println("dthreads [INFO] summary: " + monitors.summary());
             } else {
                 System.getLogger("org.dthreads.agent").log(System.Logger.Level.DEBUG, "dthreads: " + monitors.summary());
             }
-        }, "dthreads-summary"));
+        }
     }
 
     /**

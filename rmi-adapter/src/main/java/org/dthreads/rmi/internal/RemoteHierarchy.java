@@ -84,8 +84,13 @@ final class RemoteHierarchy {
         if (loader == null) {
             return BOOT_CACHE;
         }
-        synchronized (CACHES) {
-            return CACHES.computeIfAbsent(loader, l -> new ConcurrentHashMap<>());
+        synchronized (CACHES) { // no lambda: it would be spun while the first classes load (issue 16)
+            Map<String, Boolean> cache = CACHES.get(loader);
+            if (cache == null) {
+                cache = new ConcurrentHashMap<>();
+                CACHES.put(loader, cache);
+            }
+            return cache;
         }
     }
 }

@@ -26,11 +26,17 @@ public final class RmiAgentSupport {
     public static final String NO_TWINS_PROPERTY = "dthreads.rmi.noTwins";
 
     public static void install(Instrumentation inst, RmiTransformer.ScopeFilter agentScope) {
-        java.util.List<String> noTwins = java.util.Arrays.stream(System.getProperty(NO_TWINS_PROPERTY, "").split(","))
-                .map(String::trim).filter(p -> !p.isEmpty()).map(p -> p.replace('.', '/')).toList();
+        // A loop, not a stream: a pipeline's lambdas are classes spun at every start-up (issue 16)
+        java.util.List<String> noTwins = new java.util.ArrayList<>();
+        for (String p : System.getProperty(NO_TWINS_PROPERTY, "").split(",")) {
+            String prefix = p.trim();
+            if (!prefix.isEmpty()) {
+                noTwins.add(prefix.replace('.', '/'));
+            }
+        }
         // asked for every class loaded: no stream pipeline per class (it ran interpreted at start-up, about 3% of
         // loading Derby's classes), and none at all without the escape hatch
-        String[] excluded = noTwins.toArray(String[]::new);
+        String[] excluded = noTwins.toArray(new String[0]);
         RmiTransformer.ScopeFilter scope = excluded.length == 0 ? agentScope
                 : name -> agentScope.includes(name) && !startsWithAny(name, excluded);
         Module javaRmi = java.rmi.Remote.class.getModule();

@@ -73,7 +73,7 @@ final class ClassHierarchy {
     /** {@code record}: keep what is learnt about other types ({@link #learnt()}). */
     ClassHierarchy(ClassLoader loader, boolean record) {
         this.loader = loader;
-        this.loaderTypes = loader == null ? BOOT : BY_LOADER.computeIfAbsent(loader, l -> new ConcurrentHashMap<>());
+        this.loaderTypes = loader == null ? BOOT : typesOf(loader);
         this.learnt = record ? new java.util.TreeMap<>() : null;
     }
 
@@ -96,7 +96,7 @@ final class ClassHierarchy {
         String type = key.substring(2);
         try {
             if (key.startsWith("m:")) {
-                return methodsText(methods.computeIfAbsent(type, this::readMethods));
+                return methodsText(declaredMethods(type));
             }
             return infoText(info(type));
         } catch (UnknownTypeException | IllegalArgumentException e) {
@@ -149,7 +149,7 @@ final class ClassHierarchy {
             if (t.equals(declarer)) {
                 return true;
             }
-            java.util.Set<String> declared = methods.computeIfAbsent(t, this::readMethods);
+            java.util.Set<String> declared = declaredMethods(t);
             if (learnt != null && !isSeed(t)) {
                 learn("m:" + t, methodsText(declared));
             }
@@ -249,6 +249,34 @@ final class ClassHierarchy {
             learn("i:" + type, infoText(read));
         }
         return read;
+    }
+
+    /**
+     * The per-loader map of {@link #BY_LOADER}, made on first use. No lambdas on this path (here and in
+     * {@link #declaredMethods(String)}): each is a class spun while the first classes load (issue 16).
+     */
+    private static Map<String, Info> typesOf(ClassLoader loader) {
+        synchronized (BY_LOADER) {
+            Map<String, Info> types = BY_LOADER.get(loader);
+            if (types == null) {
+                types = new ConcurrentHashMap<>();
+                BY_LOADER.put(loader, types);
+            }
+            return types;
+        }
+    }
+
+    /** {@code type}'s declared methods, read once per rewrite (as {@code computeIfAbsent} did). */
+    private java.util.Set<String> declaredMethods(String type) {
+        java.util.Set<String> known = methods.get(type);
+        if (known == null) {
+            known = readMethods(type);
+            java.util.Set<String> raced = methods.putIfAbsent(type, known);
+            if (raced != null) {
+                known = raced;
+            }
+        }
+        return known;
     }
 
     private java.util.Set<String> readMethods(String type) {
