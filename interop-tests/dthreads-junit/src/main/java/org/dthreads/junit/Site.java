@@ -310,15 +310,20 @@ public final class Site {
 
     // ------------------------------------------------------------------ cluster side
 
-    /** Waits until the site reports ready; throws AssertionError (with dumps) otherwise. */
+    /**
+     * Waits until the site reports ready, at most {@code timeout} from now; throws AssertionError
+     * (with dumps) otherwise.
+     */
     void awaitReady(Duration timeout) {
+        long waitFromMs = uptime().toMillis();
         try {
             ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw new AssertionError("site " + name() + " died before it was ready: " + e.getCause().getMessage(),
                     e.getCause());
         } catch (TimeoutException e) {
-            throw new AssertionError("site " + name() + " was not ready within " + timeout.toMillis() + " ms\n"
+            throw new AssertionError("site " + name() + " was not ready within " + timeout.toMillis()
+                    + " ms (counted from when the cluster began waiting for it, " + waitFromMs + " ms after its launch)\n"
                     + report().format());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
