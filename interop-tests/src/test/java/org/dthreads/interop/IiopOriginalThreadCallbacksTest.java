@@ -59,7 +59,10 @@ class IiopOriginalThreadCallbacksTest {
 
     private static void assertVectorZigzagDeadlocks(SiteCluster cluster, List<Site> sites) {
         DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(4),
-                () -> sites.get(0).run("route", "A,B,A", "vector"));
+                () -> sites.get(0).run("route", "A,B,A", "vector"), "the callback BLOCKED on the Vector at A", e -> {
+                    String dump = e.report("A").threadDump();
+                    return dump.contains("RelayVisits.visit") && dump.contains("BLOCKED on java.util.Vector");
+                });
         String dumpA = evidence.report("A").threadDump();
         // the callback reached A and blocks on the Vector the route's first visit holds
         assertTrue(dumpA.contains("RelayVisits.visit") && dumpA.contains("BLOCKED on java.util.Vector"),

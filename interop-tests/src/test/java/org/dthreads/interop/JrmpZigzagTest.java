@@ -54,7 +54,8 @@ class JrmpZigzagTest {
     @Test
     void twoSiteZigzagDeadlocksWithoutDthreads(SiteCluster cluster) {
         List<Site> sites = start(cluster, false, "A", "B");
-        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> sites.get(0).run("route", "A,B,A"));
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> sites.get(0).run("route", "A,B,A"),
+                "HopSite$Node.forward", e -> e.toString().contains("HopSite$Node.forward"));
         assertTrue(evidence.toString().contains("HopSite$Node.forward"), evidence::toString);
     }
 

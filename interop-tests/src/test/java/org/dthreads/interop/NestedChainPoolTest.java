@@ -120,7 +120,9 @@ class NestedChainPoolTest {
         String shallow = cluster.assertCompletesWithin(Duration.ofSeconds(20), () -> a.run("route", SHALLOW));
         assertFalse(shallow.startsWith("ERR"), shallow);
         // the control: without a timeout the fifth nested request waits for a pool thread for ever
-        DeadlockEvidence e = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> a.run("route", DEEP));
+        DeadlockEvidence e = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> a.run("route", DEEP),
+                "a POA waiting for a request thread", ev -> (ev.report("A").threadDump() + ev.report("B").threadDump())
+                        .contains("RPPoolManager.getProcessor"));
         String dumps = e.report("A").threadDump() + e.report("B").threadDump();
         assertTrue(dumps.contains("RPPoolManager.getProcessor"), "a POA waits for a request thread:\n" + e);
     }

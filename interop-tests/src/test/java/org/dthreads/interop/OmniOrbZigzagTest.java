@@ -55,7 +55,10 @@ class OmniOrbZigzagTest {
     void withoutForwardingTheChainDeadlocksAsWithoutDthreads(SiteCluster cluster) {
         List<Site> sites = start(cluster, false);
         org.dthreads.junit.DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(4),
-                () -> sites.get(0).run("route", "A,P,A"));
+                () -> sites.get(0).run("route", "A,P,A"), "the callback entering the monitor at A", e -> {
+                    String dumpA = e.report("A").threadDump();
+                    return dumpA.contains("org.dthreads.monitor.Monitors.enter") && dumpA.contains("CorbaHopSite$Node.forward");
+                });
         // the callback reached A and waits for the emulated monitor its own chain holds
         String dumpA = evidence.report("A").threadDump();
         assertTrue(dumpA.contains("org.dthreads.monitor.Monitors.enter") && dumpA.contains("CorbaHopSite$Node.forward"), dumpA);

@@ -54,8 +54,9 @@ class OriginalThreadCallbacksTest {
     void controlInTakeOverModeTheVectorZigzagDeadlocks(SiteCluster cluster) {
         List<Site> sites = start(cluster, false, "A", "B");
         DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
-                () -> sites.get(0).run("route", "A,B,A", "vector"));
-        String dumpA = evidence.report("A").threadDump();
+                () -> sites.get(0).run("route", "A,B,A", "vector"), "A in RelaySite$Node.hop, on a Vector",
+                e -> dumpA(e).contains("RelaySite$Node.hop") && dumpA(e).contains("java.util.Vector"));
+        String dumpA = dumpA(evidence);
         assertTrue(dumpA.contains("RelaySite$Node.hop") && dumpA.contains("java.util.Vector"), evidence::toString);
     }
 
@@ -70,8 +71,9 @@ class OriginalThreadCallbacksTest {
     void controlInTakeOverModeTheSystemOutZigzagDeadlocks(SiteCluster cluster) {
         List<Site> sites = start(cluster, false, "A", "B");
         DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
-                () -> sites.get(0).run("route", "A,B,A", "out"));
-        assertTrue(evidence.report("A").threadDump().contains("RelaySite$Node.hop"), evidence::toString);
+                () -> sites.get(0).run("route", "A,B,A", "out"), "A in RelaySite$Node.hop",
+                e -> dumpA(e).contains("RelaySite$Node.hop"));
+        assertTrue(dumpA(evidence).contains("RelaySite$Node.hop"), evidence::toString);
     }
 
     @Test
@@ -122,19 +124,36 @@ class OriginalThreadCallbacksTest {
     @Test
     void aLocalAbbaOnNativeMonitorsReachedThroughACallbackIsSeenByTheJvm(SiteCluster cluster) {
         List<Site> sites = start(cluster, true, "A", "B");
+        // the ABBA forms once the callback reaches A: on a starved machine after the bound, so A's JVM check is read
+        // until it names both threads (a reading made before then says "none")
         DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
-                () -> sites.get(0).run("route", "A,B,A", "abba"));
-        String check = jvmDeadlockCheck(evidence.report("A").threadDump());
-        assertTrue(check.contains("\"relay-abba-other\"") && check.contains("\"dthreads-step-route"), check);
+                () -> sites.get(0).run("route", "A,B,A", "abba"), "A's JVM deadlock check naming relay-abba-other and"
+                        + " the route's thread", OriginalThreadCallbacksTest::jvmSeesTheAbba);
+        String check = jvmDeadlockCheck(dumpA(evidence));
+        assertTrue(jvmSeesTheAbba(evidence), check);
     }
 
     @Test
     void controlInTakeOverModeTheJvmCannotSeeThatDeadlock(SiteCluster cluster) {
         List<Site> sites = start(cluster, false, "A", "B");
+        // read once both threads of the ABBA are in place, BLOCKED (relay-abba-other on the journal, the callback's
+        // server thread on the ledger): before then "none" would prove nothing
         DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3),
-                () -> sites.get(0).run("route", "A,B,A", "abba"));
-        String check = jvmDeadlockCheck(evidence.report("A").threadDump());
+                () -> sites.get(0).run("route", "A,B,A", "abba"), "relay-abba-other and the callback BLOCKED at A",
+                e -> e.report("A").blockedThreadCount() >= 2 && dumpA(e).lines()
+                        .anyMatch(l -> l.startsWith("\"relay-abba-other\"") && l.contains(" BLOCKED")));
+        String check = jvmDeadlockCheck(dumpA(evidence));
         assertTrue(check.contains(": none"), check);
+    }
+
+    private static String dumpA(DeadlockEvidence e) {
+        return e.report("A").threadDump();
+    }
+
+    /** A's JVM deadlock check names both threads of the local ABBA. */
+    private static boolean jvmSeesTheAbba(DeadlockEvidence e) {
+        String check = jvmDeadlockCheck(dumpA(e));
+        return check.contains("\"relay-abba-other\"") && check.contains("\"dthreads-step-route");
     }
 
     /** The line of the kit's thread dump that reports {@code ThreadMXBean.findDeadlockedThreads()}. */

@@ -41,7 +41,8 @@ class RmiIiopZigzagTest {
     void controlWithoutDthreadsDeadlocksAtTheCallback(SiteCluster cluster) {
         List<Site> sites = start(cluster, false, "A", "B");
         DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(4),
-                () -> sites.get(0).run("route", "A,iiop:B,iiop:A"));
+                () -> sites.get(0).run("route", "A,iiop:B,iiop:A"), "the callback BLOCKED at A", e -> e.report("A")
+                        .threadDump().contains("BLOCKED on example.zigzag.iiop.IiopHopSite$Node"));
         // the callback reached A and blocks there: a real zigzag deadlock, not a request that never arrived
         assertTrue(evidence.report("A").threadDump().contains("BLOCKED on example.zigzag.iiop.IiopHopSite$Node"),
                 evidence::toString);

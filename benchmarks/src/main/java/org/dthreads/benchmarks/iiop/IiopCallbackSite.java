@@ -7,6 +7,7 @@ import java.util.Properties;
 import org.dthreads.benchmarks.rmi.CallbackPairs;
 import org.dthreads.benchmarks.rmi.CallbackRuns;
 import org.dthreads.iiop.DThreadsOrbInitializer;
+import org.dthreads.iiop.internal.MonitorRequestHook;
 import org.omg.CORBA.ORB;
 import org.omg.CORBA.portable.InputStream;
 import org.omg.CORBA.portable.InvokeHandler;
@@ -42,6 +43,15 @@ public final class IiopCallbackSite extends Servant implements InvokeHandler {
 
     @Override
     public OutputStream _invoke(String method, InputStream input, ResponseHandler handler) {
+        if (MonitorRequestHook.OPERATION.equals(method)) {
+            // What the agent's ServantInvokePatch puts at the top of an application skeleton's _invoke, by hand: the
+            // patch skips every class under org/dthreads/ (dthreads' own), whatever -Ddthreads.include says, so this
+            // servant answered the remote monitor requests and site hellos with BAD_OPERATION
+            Object reply = MonitorRequestHook.serve(this, input, handler);
+            if (reply != null) {
+                return (OutputStream) reply;
+            }
+        }
         if (!"bounce".equals(method)) {
             throw new org.omg.CORBA.BAD_OPERATION(method);
         }

@@ -29,11 +29,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import java.util.regex.Pattern;
 
 import org.dthreads.junit.internal.LineReader;
 import org.dthreads.junit.internal.Processes;
 import org.dthreads.junit.internal.Protocol;
+import org.dthreads.junit.internal.SiteRuntimeImpl;
 import org.dthreads.junit.internal.Tail;
 import org.dthreads.junit.internal.ThreadDumps;
 
@@ -54,6 +57,7 @@ public final class Site {
     private static final int TAIL_LINES = 200;
     private static final int TAIL_LINE_CHARS = 2000;
     private static final int MAX_LINE_BYTES = 32 << 20;
+    private static final String DTHREADS_AGENT_CLASS = "org.dthreads.agent.DThreadsAgent";
 
     private final SiteSpec spec;
     private final SiteCluster cluster;
@@ -147,6 +151,9 @@ public final class Site {
             props.put("dthreads.site.control", "false");
         }
         props.putAll(spec.systemProperties());
+        if (spec.javaAgent() != null && isDthreadsAgent(spec.javaAgent())) {
+            props.put(SiteRuntimeImpl.EXPECT_AGENT_PROPERTY, "true");
+        }
         props.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         if (spec.javaAgent() != null) {
             cmd.add("-javaagent:" + spec.javaAgent()
@@ -168,6 +175,16 @@ public final class Site {
         cmd.add(spec.className());
         cmd.addAll(spec.args());
         return cmd;
+    }
+
+    /** Whether {@code jar} is the dthreads agent: its manifest names the agent's premain class. */
+    static boolean isDthreadsAgent(Path jar) {
+        try (JarFile j = new JarFile(jar.toFile())) {
+            Manifest m = j.getManifest();
+            return m != null && DTHREADS_AGENT_CLASS.equals(m.getMainAttributes().getValue("Premain-Class"));
+        } catch (IOException | SecurityException e) {
+            return false; // not a readable jar: the JVM reports that itself
+        }
     }
 
     /** Quotes one argument for a java {@code @argfile}. */
@@ -310,15 +327,24 @@ public final class Site {
 
     // ------------------------------------------------------------------ cluster side
 
-    /** Waits until the site reports ready; throws AssertionError (with dumps) otherwise. */
+    /**
+     * Waits until the site reports ready, at most {@code timeout} from now; throws AssertionError
+     * (with dumps) otherwise.
+     */
     void awaitReady(Duration timeout) {
+        long waitFromMs = uptime().toMillis();
         try {
             ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
+            if (exitCode().orElse(-1) == SiteRuntimeImpl.AGENT_NOT_RUNNING_EXIT && startFailure != null) {
+                throw new AssertionError("site " + name() + " was launched with the dthreads agent (" + spec.javaAgent()
+                        + "), but the agent is not running in it: " + e.getCause().getMessage(), e.getCause());
+            }
             throw new AssertionError("site " + name() + " died before it was ready: " + e.getCause().getMessage(),
                     e.getCause());
         } catch (TimeoutException e) {
-            throw new AssertionError("site " + name() + " was not ready within " + timeout.toMillis() + " ms\n"
+            throw new AssertionError("site " + name() + " was not ready within " + timeout.toMillis()
+                    + " ms (counted from when the cluster began waiting for it, " + waitFromMs + " ms after its launch)\n"
                     + report().format());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -16,6 +16,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
@@ -55,11 +57,17 @@ public final class SiteCluster implements AutoCloseable {
         private Duration killGrace = Duration.ofSeconds(1);
         private Duration dumpTimeout = Duration.ofSeconds(3);
         private Duration pollInterval = Duration.ofMillis(10);
+        private Duration evidenceTimeout = Duration.ofSeconds(30);
 
         private Builder() {}
 
         /**
-         * How long a batch of sites may take to report ready (default 30 s, counted from launch).
+         * How long each site may take to report ready (default 30 s). Every site gets the whole bound, counted
+         * from when the cluster begins to wait for it: the sites of one {@link SiteCluster#start(List)} are
+         * launched together and waited for in order, so the first one's bound runs from (about) its launch and a
+         * later one's from when the sites before it were ready. A slow site thus does not use up the time of the
+         * next (on a starved machine the sites of a batch start slowly together); a batch of n sites fails after
+         * at most n times this bound.
          *
          * @param d the ready timeout
          * @return this builder
@@ -107,6 +115,20 @@ public final class SiteCluster implements AutoCloseable {
         }
 
         /**
+         * How long {@link SiteCluster#assertDeadlocksWithin(Duration, ThrowingSupplier, String, Predicate)} keeps
+         * taking evidence, after the scenario has been stuck for its bound, until the evidence shows what the
+         * test expects (default 30 s).
+         *
+         * @param d the evidence timeout
+         * @return this builder
+         * @throws NullPointerException if {@code d} is null
+         */
+        public Builder evidenceTimeout(Duration d) {
+            evidenceTimeout = Objects.requireNonNull(d);
+            return this;
+        }
+
+        /**
          * A new cluster with these options.
          *
          * @return a new, empty cluster with its own temporary directory; close it when done
@@ -117,12 +139,15 @@ public final class SiteCluster implements AutoCloseable {
     }
 
     private static final AtomicInteger SCENARIOS = new AtomicInteger();
+    /** How often {@link #assertDeadlocksWithin} takes the evidence again; a round takes every site's dumps. */
+    private static final Duration EVIDENCE_POLL = Duration.ofMillis(100);
     private static final String TEMP_PREFIX = "dthreads-sites-";
 
     private final Duration readyTimeout;
     private final Duration killGrace;
     private final Duration dumpTimeout;
     private final Duration pollInterval;
+    private final Duration evidenceTimeout;
     private final List<Site> sites = new CopyOnWriteArrayList<>();
     private final Deque<AutoCloseable> owned = new ArrayDeque<>();
     private final Path tempDir;
@@ -139,6 +164,7 @@ public final class SiteCluster implements AutoCloseable {
         this.killGrace = b.killGrace;
         this.dumpTimeout = b.dumpTimeout;
         this.pollInterval = b.pollInterval;
+        this.evidenceTimeout = b.evidenceTimeout;
         try {
             Cleanup.sweepStaleTempDirs(TEMP_PREFIX);
             this.tempDir = Files.createTempDirectory(TEMP_PREFIX + ProcessHandle.current().pid() + "-");
@@ -193,8 +219,8 @@ public final class SiteCluster implements AutoCloseable {
     }
 
     /**
-     * Launches every spec's JVM at once, then waits until each reports ready, within the ready
-     * timeout counted from launch.
+     * Launches every spec's JVM at once, then waits until each reports ready, in order, each within
+     * the ready timeout counted from when the wait for it begins ({@link Builder#readyTimeout}).
      *
      * @param specs the sites to start; their names must be distinct and not used by a site already started
      * @return the sites, in the order of {@code specs}
@@ -222,9 +248,8 @@ public final class SiteCluster implements AutoCloseable {
                 sites.add(s);
                 started.add(s);
             }
-            long deadline = System.nanoTime() + readyTimeout.toNanos();
             for (Site s : started) {
-                s.awaitReady(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+                s.awaitReady(readyTimeout);
             }
         } catch (AssertionError | RuntimeException e) {
             killAll();
@@ -324,6 +349,35 @@ public final class SiteCluster implements AutoCloseable {
      *     or while the evidence is being collected
      */
     public DeadlockEvidence assertDeadlocksWithin(Duration bound, ThrowingSupplier<?> scenario) {
+        return assertDeadlocksWithin(bound, scenario, "every site alive", e -> true);
+    }
+
+    /**
+     * {@link #assertDeadlocksWithin(Duration, ThrowingSupplier)} for a test that reads something in
+     * the evidence (a thread in some frame, the JVM's own deadlock check): once the scenario has been
+     * stuck for {@code bound}, the evidence is taken again (every site's reports, about every 100
+     * ms) until {@code shows} accepts it, for at most the cluster's evidence timeout
+     * ({@link Builder#evidenceTimeout}, 30 s by default). A stuck scenario on a starved machine may
+     * not have reached the state the test looks for when the bound passes; one reading would then
+     * fail a correct test. Every reading checks again that the scenario is still stuck and every
+     * site alive.
+     *
+     * @param bound how long the scenario is given before it counts as stuck
+     * @param scenario the test code to run, expected to deadlock
+     * @param expected what {@code shows} looks for, for the failure message
+     * @param shows whether the evidence shows what the test expects; the returned evidence satisfies it
+     * @return the dumps of every site, taken while stuck, the first that {@code shows} accepted
+     * @throws AssertionError if the scenario completes or fails, or a site dies, within the bound
+     *     or while the evidence is being collected, or the evidence does not show {@code expected}
+     *     within the evidence timeout (the message then holds the last reports)
+     * @throws NullPointerException if an argument is null
+     */
+    public DeadlockEvidence assertDeadlocksWithin(Duration bound, ThrowingSupplier<?> scenario, String expected,
+            Predicate<? super DeadlockEvidence> shows) {
+        Objects.requireNonNull(bound);
+        Objects.requireNonNull(scenario);
+        Objects.requireNonNull(expected);
+        Objects.requireNonNull(shows);
         Scenario<?> run = startScenario(scenario);
         long t0 = System.nanoTime();
         boolean finished = awaitScenario(run, bound, "scenario to end (expected to deadlock)");
@@ -341,7 +395,23 @@ public final class SiteCluster implements AutoCloseable {
             throw failAndKill("Expected a deadlock, but the scenario completed in " + ms + " ms with result "
                     + run.result.join() + ". The control proves nothing if it does not deadlock.", run, null);
         }
-        List<SiteReport> reports = reports();
+        AtomicReference<List<SiteReport>> last = new AtomicReference<>(List.of());
+        boolean shown;
+        try {
+            Awaitility.await("evidence showing " + expected).atMost(evidenceTimeout).pollDelay(Duration.ZERO)
+                    .pollInterval(EVIDENCE_POLL).pollInSameThread().until(() -> {
+                        List<SiteReport> reports = reports();
+                        last.set(reports);
+                        return !deadSites().isEmpty() || run.result.isDone()
+                                || shows.test(new DeadlockEvidence(bound, reports));
+                    });
+            shown = true;
+        } catch (ConditionTimeoutException e) {
+            shown = false;
+        } catch (RuntimeException | AssertionError e) {
+            throw failAndKill("Checking the evidence for " + expected + " threw " + e, run, e, last.get());
+        }
+        List<SiteReport> reports = last.get();
         List<Site> dead = deadSites();
         if (!dead.isEmpty() || run.result.isDone()) {
             String why = !dead.isEmpty() ? deathHeader(dead, "while its dumps were taken", ms)
@@ -349,11 +419,18 @@ public final class SiteCluster implements AutoCloseable {
                             + (run.result.isCompletedExceptionally() ? run.failure() : "completed");
             throw failAndKill("Expected a deadlock, but " + why, run, run.failure(), reports);
         }
+        if (!shown) {
+            throw failAndKill("The scenario was stuck with every site alive, but in "
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms (its bound " + bound.toMillis()
+                    + " ms, then the evidence timeout " + evidenceTimeout.toMillis()
+                    + " ms) the evidence never showed " + expected + ". The last reports:", run, null, reports);
+        }
         DeadlockEvidence evidence = new DeadlockEvidence(bound, reports);
         killAll();
         run.thread.interrupt();
         return evidence;
     }
+
 
     private static final class Scenario<T> {
         final CompletableFuture<T> result = new CompletableFuture<>();

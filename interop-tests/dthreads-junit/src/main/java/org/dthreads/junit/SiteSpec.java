@@ -243,6 +243,13 @@ public final class SiteSpec {
     /**
      * Starts the site with {@code -javaagent:<jar>=<options>}; null options means none.
      *
+     * <p>If the jar is the dthreads agent (its manifest's {@code Premain-Class} is
+     * {@code org.dthreads.agent.DThreadsAgent}), the site checks, before its application class
+     * loads, that the agent runs: a class it defines after start-up must carry the rewriter's
+     * {@code @org.dthreads.monitor.Rewritten} marker. The agent only logs a failed start-up and
+     * lets the JVM run without dthreads; such a site fails to start instead, and
+     * {@link SiteCluster#start(List)} says so with the agent's messages from the site's stderr.
+     *
      * @param agentJar the agent's jar; null means no agent
      * @param options the agent's option string, or null for none
      * @return a copy of this spec with that change

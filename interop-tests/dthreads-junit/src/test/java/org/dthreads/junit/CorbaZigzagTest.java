@@ -19,11 +19,18 @@ class CorbaZigzagTest {
                 SiteSpec.app("B", CorbaZigzag.SiteB.class));
         assertTrue(s.get(0).endpoint("ior.A").startsWith("IOR:"));
 
-        DeadlockEvidence e = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> s.get(0).run("zigzag"));
+        DeadlockEvidence e = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> s.get(0).run("zigzag"),
+                "A's foo holding the servant and its invoke BLOCKED", CorbaZigzagTest::callbackBlockedAtA);
 
         String dumpA = e.report("A").threadDump();
         assertTrue(dumpA.contains("CorbaZigzag$SiteA$Servant.invoke") && dumpA.contains("BLOCKED"), dumpA);
         assertTrue(dumpA.contains("CorbaZigzag$SiteA$Servant.foo"), dumpA);
+    }
+
+    private static boolean callbackBlockedAtA(DeadlockEvidence e) {
+        String dumpA = e.report("A").threadDump();
+        return dumpA.contains("CorbaZigzag$SiteA$Servant.invoke") && dumpA.contains("BLOCKED")
+                && dumpA.contains("CorbaZigzag$SiteA$Servant.foo");
     }
 
     @Test

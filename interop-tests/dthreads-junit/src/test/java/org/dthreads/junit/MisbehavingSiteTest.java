@@ -71,6 +71,37 @@ class MisbehavingSiteTest {
     }
 
     @Test
+    void eachSiteOfABatchGetsTheWholeReadyTimeout() {
+        // A takes most of the bound; B, launched with it, gets going only once A is ready (as on a starved machine,
+        // where the sites of a batch start slowly together) and then needs half the bound. With one deadline for the
+        // batch B had only what A left of it.
+        try (SiteCluster cluster = SiteCluster.builder().readyTimeout(Duration.ofSeconds(10)).build()) {
+            List<Site> s = cluster.start(SiteSpec.app("A", HarnessApps.SlowToStart.class).args("-", "6000"),
+                    SiteSpec.app("B", HarnessApps.SlowToStart.class).args("A", "5000"));
+            long bMs = s.get(1).startupTime().orElseThrow().toMillis();
+            assertTrue(bMs > 10_000, "B needed more than the bound from its launch: " + bMs + " ms");
+        }
+    }
+
+    @Test
+    void aSiteNotReadyAfterASlowOneFailsWithItsOwnBoundAndDump() {
+        try (SiteCluster cluster = impatient()) {
+            long t0 = System.nanoTime();
+            AssertionError e = assertThrows(AssertionError.class,
+                    () -> cluster.start(SiteSpec.app("slow", HarnessApps.SlowToStart.class).args("-", "2000"),
+                            SiteSpec.app("hang", HarnessApps.HangBeforeReady.class)));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            String m = e.getMessage();
+            assertTrue(m.startsWith("site hang was not ready within 3000 ms (counted from when the cluster began"
+                    + " waiting for it, "), m);
+            assertTrue(m.contains(" ms after its launch)"), m);
+            assertTrue(m.contains("HarnessApps$HangBeforeReady.waitForeverBeforeReady"), m);
+            assertTrue(ms >= 4900, "hang had its own 3 s after slow's 2 s: failed after " + ms + " ms");
+            assertFalse(cluster.site("slow").isAlive(), "the whole batch killed after the failure");
+        }
+    }
+
+    @Test
     void unresponsiveSiteIsDumpedFromOutsideWithJcmd() {
         try (SiteCluster cluster = impatient()) {
             unresponsive(cluster);

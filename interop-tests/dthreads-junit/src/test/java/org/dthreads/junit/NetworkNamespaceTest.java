@@ -70,7 +70,8 @@ class NetworkNamespaceTest {
         List<String> names = s.stream().map(x -> x.spec().networkNamespace().name()).toList();
         assertTrue(NetworkNamespaces.existingNamespaces().containsAll(names));
 
-        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> s.get(0).run("zigzag"));
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> s.get(0).run("zigzag"),
+                "A's baz called back", e -> e.report("A").threadDump().contains("ZigzagSiteA$Impl.baz"));
         assertTrue(evidence.report("A").threadDump().contains("ZigzagSiteA$Impl.baz"), evidence::format);
 
         cluster.close();

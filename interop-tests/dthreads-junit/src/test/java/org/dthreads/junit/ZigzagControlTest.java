@@ -34,7 +34,11 @@ class ZigzagControlTest {
         List<Site> sites = startZigzag(cluster, "shared");
         Site a = sites.get(0);
 
-        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> a.run("zigzag"));
+        DeadlockEvidence evidence = cluster.assertDeadlocksWithin(Duration.ofSeconds(3), () -> a.run("zigzag"),
+                "A's baz BLOCKED under its foo, B in bar", e -> e.report("A").blockedThreadCount() >= 1
+                        && e.report("A").threadDump().contains("ZigzagSiteA$Impl.baz")
+                        && e.report("A").threadDump().contains("ZigzagSiteA$Impl.foo")
+                        && e.report("B").threadDump().contains("ZigzagSiteB$Impl.bar"));
 
         // The proof: site A has a server thread BLOCKED in baz on the monitor its own zigzag thread holds.
         SiteReport ra = evidence.report("A");

@@ -42,6 +42,12 @@ public final class SiteRuntimeImpl implements SiteContext {
     /** System property: {@code false} makes the site ignore commands (dumps then come from jcmd). */
     public static final String CONTROL_PROPERTY = "dthreads.site.control";
     public static final int START_FAILED_EXIT = 70;
+    /**
+     * System property the kit sets for a site launched with the dthreads agent: the site checks that the agent
+     * runs ({@link AgentProbe}) and otherwise ends with {@link #AGENT_NOT_RUNNING_EXIT} before the application starts.
+     */
+    public static final String EXPECT_AGENT_PROPERTY = "dthreads.site.expectAgent";
+    public static final int AGENT_NOT_RUNNING_EXIT = 71;
 
     private static volatile SiteRuntimeImpl current;
 
@@ -81,6 +87,9 @@ public final class SiteRuntimeImpl implements SiteContext {
         rt.startControlThread();
         rt.emit("HELLO", "pid=" + ProcessHandle.current().pid(), "protocol=" + Protocol.VERSION,
                 "control=" + rt.control);
+        if (Boolean.getBoolean(EXPECT_AGENT_PROPERTY)) {
+            rt.checkAgent();
+        }
         try {
             Class<?> cls = Class.forName(argv[3], true, ClassLoader.getSystemClassLoader());
             if (argv[2].equals("app")) {
@@ -105,6 +114,25 @@ public final class SiteRuntimeImpl implements SiteContext {
             rt.emit("FAILED", Protocol.encode(stackTrace(cause)));
             Runtime.getRuntime().halt(START_FAILED_EXIT);
         }
+    }
+
+    /** Ends the site if the dthreads agent it was launched with does not run (its start-up failed). */
+    private void checkAgent() {
+        String problem;
+        try {
+            problem = AgentProbe.problem();
+        } catch (RuntimeException | LinkageError e) {
+            problem = "the probe failed: " + e;
+        }
+        if (problem == null) {
+            return;
+        }
+        String message = "dthreads site " + name + ": launched with the dthreads agent, but the agent is not running: "
+                + problem + " (the agent's own start-up messages are above on stderr)";
+        System.err.println(message);
+        System.err.flush();
+        emit("FAILED", Protocol.encode(message));
+        Runtime.getRuntime().halt(AGENT_NOT_RUNNING_EXIT);
     }
 
     private void parkForever() {
