@@ -24,8 +24,9 @@ public final class IiopCallbackLatency {
 
     public static void main(String[] args) throws Exception {
         boolean glassfish = args.length > 3 && args[3].equals("glassfish");
-        // the servant in scope, so that the agent patches its _invoke for remote monitor requests and site hellos,
-        // as it would an application servant's
+        // the site in the rewrite scope, so that its monitors are emulated as an application's; the servant patch
+        // (ServantInvokePatch) skips every class under org/dthreads/ whatever the scope says, so IiopCallbackSite's
+        // _invoke answers remote monitor requests and site hellos by hand
         CallbackPairs.run(glassfish ? " over IIOP (GlassFish ORB)" : " over IIOP (JacORB)",
                 glassfish ? List.of(IiopCallbackSite.class.getName(), "glassfish") : List.of(IiopCallbackSite.class.getName()),
                 List.of("-Ddthreads.include=" + IiopCallbackSite.class.getName()), args);
