@@ -40,10 +40,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * waiting thread checks the timeout, and it was not waiting: the call had not ended; in take-over mode it ended at
  * the timeout and the reply is dropped).
  *
- * <p>PolicyCurrent: neither ORB has one ({@code resolve_initial_references("PolicyCurrent")} fails with
- * {@code InvalidName} on JacORB 3.9 and the GlassFish ORB 4.2, in both modes), so there are no thread-level policy
- * overrides a callback on the original thread could see; the thread state that does time calls on JacORB, its
- * invocation context (the waiting call's deadline), is not passed to callbacks ({@code IiopOriginalTimeoutTest}).
+ * <p>PolicyCurrent: neither ORB has one ({@code resolve_initial_references("PolicyCurrent")} fails, in both modes:
+ * JacORB 3.9 with {@code InvalidName}, the GlassFish ORB 4.2 asks its initial-references server), so there are no
+ * thread-level policy overrides a callback on the original thread could see. The rule (user guide, "Callbacks on
+ * the original thread"): a callback on the original thread runs with that thread's state, as in the one-JVM
+ * program, except the ORB's record of the call the thread waits in, set aside while it runs; the one such record
+ * that times calls, JacORB's invocation context (the waiting call's deadline), is tested in
+ * {@code IiopOriginalTimeoutTest}. With a {@code PolicyCurrent}, the thread's overrides would time a callback's own
+ * calls, each from its own start.
  */
 @ExtendWith(SitesExtension.class)
 class IiopOriginalReplyTimeoutTest {
