@@ -12,7 +12,8 @@ import java.lang.invoke.VarHandle;
  * sweep clears when it retires the monitor, so the cache never keeps an object alive), the cached
  * {@link Hold}, the exit bookkeeping {@link #exitCommitted}, and the kernel's current-class cell of the thread
  * ({@link #currentClass}: written by the kernel on this thread only, so enter and exit read the class without a
- * second thread-local look-up).
+ * second thread-local look-up). {@link #current} finds the actor in a racy array by thread id before the
+ * thread-local ({@link #BY_THREAD_ID}: an entry is trusted only by the thread it names).
  * <p>Shared: {@link #outgoingCalls} is written only by the owning thread (around outgoing remote calls)
  * and read by other threads of the same class deciding whether they may take over a hold; its volatile
  * write in {@link #beginOutgoingCall} is the release that makes the suspended thread's critical-section
@@ -83,8 +84,54 @@ class Actor {
         this.classCell = classCell;
     }
 
+    /**
+     * A direct-mapped cache of thread actors by thread id, in front of {@link #CURRENT} (issue 16: the thread-local's
+     * chain of six dependent loads, paid by every enter and exit, was a third of the slotted path's profile). An entry
+     * is trusted only by its own thread ({@code entry.thread == Thread.currentThread()}, a final field: safe to read
+     * from a racy array), which made it; other threads only compare against it. Written on a miss into an empty
+     * entry or one of a dead thread (two live threads sharing an index keep the thread-local path for the second,
+     * instead of overwriting each other's entry), plain stores of references. A dead thread's entry keeps its actor
+     * (and {@code Thread}) until another thread takes the index or the sweep after the next collection drops it
+     * ({@link #pruneDead}), as the registry of held lists does ({@link HeldSlotMonitors#pruneDead}).
+     */
+    private static final Actor[] BY_THREAD_ID = new Actor[1024];
+
     static Actor current() {
-        return CURRENT.get();
+        return current(BY_THREAD_ID);
+    }
+
+    /** {@link #current} through {@code cache} (a power-of-two length), which may be another array (for tests). */
+    static Actor current(Actor[] cache) {
+        Thread t = Thread.currentThread();
+        Actor a = cache[(int) t.getId() & (cache.length - 1)];
+        if (a != null && a.thread == t) {
+            return a;
+        }
+        return currentSlow(cache, t);
+    }
+
+    private static Actor currentSlow(Actor[] cache, Thread t) {
+        Actor a = CURRENT.get();
+        int i = (int) t.getId() & (cache.length - 1);
+        Actor seen = cache[i];
+        if (seen == null || !seen.thread.isAlive()) {
+            cache[i] = a;
+        }
+        return a;
+    }
+
+    static void pruneDead() {
+        pruneDead(BY_THREAD_ID);
+    }
+
+    /** Drops the cached actors of dead threads ({@link #BY_THREAD_ID}); run after every collection by the sweep. */
+    static void pruneDead(Actor[] cache) {
+        for (int i = 0; i < cache.length; i++) {
+            Actor a = cache[i];
+            if (a != null && !a.thread.isAlive()) {
+                cache[i] = null; // racing a store of a live thread's actor here only costs it a miss
+            }
+        }
     }
 
     /**

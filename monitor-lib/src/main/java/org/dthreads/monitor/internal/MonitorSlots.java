@@ -62,7 +62,9 @@ final class MonitorSlots {
 
     /** {@code key}'s slot, or null if its class has none (then the table holds its monitor). */
     static Slot slotOf(Object key) {
-        return key instanceof Class<?> ? null : present(SLOTS.get(key.getClass()));
+        Class<?> type = key.getClass();
+        // a plain Object (the common "private final Object lock") never has a slot: no class-value look-up
+        return type == Object.class || type == Class.class ? null : present(SLOTS.get(type));
     }
 
     private static Slot present(Slot s) {

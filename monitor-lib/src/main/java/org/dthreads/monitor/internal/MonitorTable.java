@@ -84,6 +84,7 @@ final class MonitorTable {
             if (table != null) {
                 table.sweep();
                 HeldSlotMonitors.pruneDead(); // the per-thread lists of slot monitors: a dead thread's goes too
+                Actor.pruneDead(); // and its cached actor
                 armCanary(tableRef);
             }
         });
