@@ -48,8 +48,10 @@ import org.omg.IOP.ServiceContext;
  *       {@code _removeContext} keep a stack per thread), so {@code _this()} and POA Current inside the
  *       callback answer for the callback's request, and for the outer request again afterwards.</li>
  *   <li>Portable Interceptors keep per-thread state (PICurrent, the thread-scope current JacORB sets in
- *       {@code process}): on an ORB with client or server request interceptors nothing is moved; those calls
- *       and callbacks run as in take-over mode.</li>
+ *       {@code process}): on an ORB with client (server) request interceptors no call (callback) is moved; those
+ *       run as in take-over mode, and a WARNING says so once per ORB. The one exception is
+ *       {@link JacorbInterceptorRule}'s narrow rule: JacORB's own BiDir GIOP interceptors, which keep no per-thread
+ *       state, on an ORB without PICurrent slots.</li>
  * </ul>
  * Stateless apart from the two cached handles, resolved through the lookup the patched method passes (it has
  * private access to its own class; resolved again when another copy of JacORB calls). Never throws anything but
@@ -134,8 +136,8 @@ public final class JacorbCallbacks {
     }
 
     /**
-     * A synchronous two-way request of a fast-path ORB without client interceptors (their state is per thread), not
-     * a remote monitor operation.
+     * A synchronous two-way request of a fast-path ORB without client interceptors other than those
+     * {@link JacorbInterceptorRule} lets through (their state may be per thread), not a remote monitor operation.
      */
     private static boolean movable(Object out, Object replyHandler, boolean async) {
         try {
@@ -144,7 +146,7 @@ public final class JacorbCallbacks {
                 return false; // a remote monitor operation blocks as a monitor does, taking no callbacks (as JRMP's)
             }
             return JacorbFastPath.enabled(ros.orb()) && ros.orb() instanceof org.jacorb.orb.ORB orb
-                    && !orb.hasClientRequestInterceptors();
+                    && (!orb.hasClientRequestInterceptors() || JacorbInterceptorRule.clientMovable(orb));
         } catch (RuntimeException e) {
             return false;
         }
@@ -197,12 +199,14 @@ public final class JacorbCallbacks {
 
     /**
      * The class {@code request} carries if a thread of this site may take it (a fast-path ORB without server
-     * interceptors, a well-formed identity context), else {@link ThreadClass#NONE}.
+     * interceptors other than those {@link JacorbInterceptorRule} lets through, a well-formed identity context),
+     * else {@link ThreadClass#NONE}.
      */
     private static long handedClass(Object request) {
         try {
             if (!(request instanceof ServerRequest r) || !JacorbFastPath.enabled(r.get_in().orb())
-                    || !(r.get_in().orb() instanceof org.jacorb.orb.ORB orb) || orb.hasServerRequestInterceptors()) {
+                    || !(r.get_in().orb() instanceof org.jacorb.orb.ORB orb)
+                    || orb.hasServerRequestInterceptors() && !JacorbInterceptorRule.serverMovable(orb)) {
                 return ThreadClass.NONE;
             }
             ServiceContext[] contexts = r.getServiceContext();

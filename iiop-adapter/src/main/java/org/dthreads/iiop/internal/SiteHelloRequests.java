@@ -32,7 +32,8 @@ import org.omg.CORBA.portable.ApplicationException;
  *
  * <p><b>Bounds.</b> At most {@value #MAX_THREADS} asks at once (an IIOP call may wait as long as the ORB lets
  * it); one that finds them busy is dropped and comes again with the next hello. A peer that cannot answer (no
- * dthreads or a servant without the monitor operation: {@code BAD_OPERATION}, {@code NO_IMPLEMENT}, a user
+ * dthreads or a servant without the monitor operation, such as one whose class is outside the agent's scope
+ * there: {@code BAD_OPERATION}, {@code NO_IMPLEMENT}, a user
  * exception; an older dthreads: unknown operation) costs one rate-limited line and is not asked again for a day
  * (the hello context still goes to it: an older dthreads reads it). A sender thread's own requests never ask.
  *
@@ -107,7 +108,7 @@ final class SiteHelloRequests {
             Throwable cause = e.getCause();
             if (cause instanceof BAD_OPERATION || cause instanceof NO_IMPLEMENT
                     || cause instanceof ApplicationException) {
-                cannotAnswer(peerKey, target, "it does not run dthreads (" + cause + ")");
+                cannotAnswer(peerKey, target, notDthreads(cause));
             } else {
                 failed(target, e);
             }
@@ -117,6 +118,16 @@ final class SiteHelloRequests {
             return;
         }
         SiteHelloAnswer.read(answer, "iiop server " + transport.describe(target), LOG, "iiop-");
+    }
+
+    /**
+     * Why a peer whose servant lacks the monitor operation cannot answer: no dthreads there, or (as often) its
+     * servant's class was not rewritten because it is outside the agent's scope there.
+     */
+    static String notDthreads(Throwable cause) {
+        return "it does not run dthreads, or its servant's class is outside the agent's scope there (not rewritten:"
+                + " a default-excluded package such as org.jacorb., which holds JacORB's demos;"
+                + " -Ddthreads.include=<package prefix> on that site rewrites it) (" + cause + ")";
     }
 
     private static void cannotAnswer(Object peerKey, Object target, String why) {

@@ -242,6 +242,9 @@ class ServantInvokePatchTest {
         assertTrue(SiteHelloRequests.givenUp("case unpatched"), "BAD_OPERATION: not asked again for a day");
         SiteHelloRequests.send("case patched", patched);
         assertFalse(SiteHelloRequests.givenUp("case patched"), "answered: asked again with the next hello");
+        String why = SiteHelloRequests.notDthreads(new org.omg.CORBA.BAD_OPERATION("_dthreads_monitor not found"));
+        assertTrue(why.contains("does not run dthreads") && why.contains("outside the agent's scope")
+                && why.contains("-Ddthreads.include=") && why.contains("_dthreads_monitor not found"), why);
     }
 
     @Test
