@@ -176,12 +176,9 @@ final class InterruptRouting {
      */
     private static boolean forwardAsync(Actor suspended, Object target, long cls) {
         CountDownLatch done = new CountDownLatch(1);
-        for (CountDownLatch seen; !FORWARD.compareAndSet(suspended, seen = suspended.interruptForward, done); ) {
-            if (seen == CALL_ENDED) {
-                return false;
-            }
+        if (!claimForward(suspended, done)) {
+            return false;
         }
-        // (an earlier forward of this call still in flight: end() now waits for this one, the later)
         try {
             FORWARDERS.execute(() -> {
                 try {
@@ -196,6 +193,28 @@ final class InterruptRouting {
             done.countDown();
         }
         return true;
+    }
+
+    /**
+     * The interrupter's side of the hand-off: puts {@code latch} in {@code a.interruptForward} unless the call's
+     * end has swapped in {@link #CALL_ENDED}; true if it did (the end will wait for {@code latch}). An earlier
+     * forward of the same call still in flight is replaced: the end waits for the later one.
+     */
+    static boolean claimForward(Actor a, CountDownLatch latch) {
+        for (;;) {
+            CountDownLatch seen = a.interruptForward;
+            if (seen == CALL_ENDED) {
+                return false;
+            }
+            if (FORWARD.compareAndSet(a, seen, latch)) {
+                return true;
+            }
+        }
+    }
+
+    /** The end's side: no forward starts after this; returns the one that started (to wait for), or null. */
+    static CountDownLatch endForwards(Actor a) {
+        return (CountDownLatch) FORWARD.getAndSet(a, CALL_ENDED);
     }
 
     /** One forward to the site of {@code target}; DELIVERED if a wait of {@code cls} there or beyond took it. */
@@ -364,7 +383,7 @@ final class InterruptRouting {
             }
             if (me.outgoingCalls == 0) {
                 // no forward starts after this; one that started is this thread's to wait for (see forwardAsync)
-                CountDownLatch forward = (CountDownLatch) FORWARD.getAndSet(me, CALL_ENDED);
+                CountDownLatch forward = endForwards(me);
                 // an interrupt kept or forwarded: the thread stays findable (ENDING) until its status is decided
                 boolean deciding = forward != null || me.classInterruptPending.get();
                 if (deciding) {
