@@ -53,7 +53,14 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  * removes itself from {@code SUSPENDED} and then takes {@code classInterruptPending}. One of the two sees
  * the other, so an interrupt that raced with the end of the call is delivered to the thread itself.
  * Forwarding to the site the call went to runs on a daemon thread; the call's end waits (bounded) for its
- * outcome before deciding whether the interrupt is still its own.
+ * outcome before deciding whether the interrupt is still its own. Who decides is settled on one field, the
+ * actor's {@code interruptForward}: an interrupter that forwards puts its latch there by compare-and-set, the
+ * outermost call's end swaps in {@link #CALL_ENDED}. If the latch got in first, the end waits for it and alone
+ * decides (the interrupter returns); if the end came first, nothing is forwarded and the interrupter and the end
+ * decide through {@code SUSPENDED} and the flag as above. (Before, the interrupter also re-read {@code SUSPENDED}
+ * after forwarding: when the callee's wait took the forward and the call returned before the interrupter went on,
+ * it took the kept interrupt ahead of the forward's answer and set the caller's status too: delivered twice,
+ * the flake of {@code VirtualThreadsTest}'s interrupt cases; {@code InterruptForwardedWhileCallEndsTest}.)
  */
 final class InterruptRouting {
     /** Pending emulated waits by class, for interrupt routing. */
@@ -73,6 +80,12 @@ final class InterruptRouting {
      * within {@link #endOutgoingCall}.
      */
     static final Map<Thread, Actor> ENDING = new ConcurrentHashMap<>();
+
+    /**
+     * Tests only: runs on the interrupting thread right after it started a forward, so a test can end the call
+     * and let the forward arrive before the interrupter goes on (InterruptForwardedWhileCallEndsTest).
+     */
+    static volatile Runnable forwardStartedHook;
 
     private InterruptRouting() {}
 
@@ -103,8 +116,12 @@ final class InterruptRouting {
             }
             keepClassInterrupt(suspended);
             Object target = suspended.outgoingTarget;
-            if (target != null) {
-                forwardAsync(suspended, target, cls);
+            if (target != null && forwardAsync(suspended, target, cls)) {
+                Runnable hook = forwardStartedHook;
+                if (hook != null) {
+                    hook.run();
+                }
+                return; // the call's end waits for the forward's answer, then decides (it alone)
             }
             if (!SUSPENDED.containsKey(t) && takeKeptInterrupt(suspended)) {
                 // the call returned meanwhile: deliver to the thread itself
@@ -123,6 +140,24 @@ final class InterruptRouting {
     static final long DELIVERED = 1L;
     static final long NOT_DELIVERED = 0L;
 
+    /**
+     * In {@code Actor.interruptForward} from the end of an outermost call until the next one begins: no forward
+     * may start any more, the end has decided. The field is the one hand-off between an interrupter and the
+     * call's end: the interrupter puts its forward's latch there by compare-and-set unless it finds this; the end
+     * swaps this in and waits for the latch it swapped out.
+     */
+    static final CountDownLatch CALL_ENDED = new CountDownLatch(0);
+    private static final java.lang.invoke.VarHandle FORWARD;
+
+    static {
+        try {
+            FORWARD = java.lang.invoke.MethodHandles.lookup()
+                    .findVarHandle(Actor.class, "interruptForward", CountDownLatch.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private static final ExecutorService FORWARDERS =
             Executors.newCachedThreadPool(daemonThreads("dthreads-interrupt-forward"));
 
@@ -132,10 +167,18 @@ final class InterruptRouting {
      * (an interrupt must not block the interrupting thread on the network). If a wait down the chain took
      * it, the interrupt kept here is withdrawn; the suspended thread's {@code end()} waits for the outcome,
      * so the interrupt is delivered once: as InterruptedException there, or as this thread's status.
+     *
+     * <p>False, sending nothing, if the call has already ended ({@code end()} took {@link #CALL_ENDED}): the
+     * interrupter then decides itself, against {@code end()}, as for a call without a target. True: the
+     * forward's latch is in {@code interruptForward} before {@code end()} swaps it out, so {@code end()} waits
+     * for it and is the one that decides; the interrupter must not (it did, and delivered the interrupt twice
+     * when the callee's wait took the forward and the call ended before the interrupter went on).
      */
-    private static void forwardAsync(Actor suspended, Object target, long cls) {
+    private static boolean forwardAsync(Actor suspended, Object target, long cls) {
         CountDownLatch done = new CountDownLatch(1);
-        suspended.interruptForward = done;
+        if (!claimForward(suspended, done)) {
+            return false;
+        }
         try {
             FORWARDERS.execute(() -> {
                 try {
@@ -149,6 +192,29 @@ final class InterruptRouting {
         } catch (RuntimeException e) {
             done.countDown();
         }
+        return true;
+    }
+
+    /**
+     * The interrupter's side of the hand-off: puts {@code latch} in {@code a.interruptForward} unless the call's
+     * end has swapped in {@link #CALL_ENDED}; true if it did (the end will wait for {@code latch}). An earlier
+     * forward of the same call still in flight is replaced: the end waits for the later one.
+     */
+    static boolean claimForward(Actor a, CountDownLatch latch) {
+        for (;;) {
+            CountDownLatch seen = a.interruptForward;
+            if (seen == CALL_ENDED) {
+                return false;
+            }
+            if (FORWARD.compareAndSet(a, seen, latch)) {
+                return true;
+            }
+        }
+    }
+
+    /** The end's side: no forward starts after this; returns the one that started (to wait for), or null. */
+    static CountDownLatch endForwards(Actor a) {
+        return (CountDownLatch) FORWARD.getAndSet(a, CALL_ENDED);
     }
 
     /** One forward to the site of {@code target}; DELIVERED if a wait of {@code cls} there or beyond took it. */
@@ -287,6 +353,7 @@ final class InterruptRouting {
             Actor me = Actor.current();
             long cls = KernelLink.currentClass();
             if (me.outgoingCalls == 0) {
+                me.interruptForward = null; // forwards may start again (CALL_ENDED since the last call's end)
                 me.outgoingTarget = target;
                 me.suspendedAtNanos = System.nanoTime();
             }
@@ -315,7 +382,8 @@ final class InterruptRouting {
                 return;
             }
             if (me.outgoingCalls == 0) {
-                CountDownLatch forward = me.interruptForward;
+                // no forward starts after this; one that started is this thread's to wait for (see forwardAsync)
+                CountDownLatch forward = endForwards(me);
                 // an interrupt kept or forwarded: the thread stays findable (ENDING) until its status is decided
                 boolean deciding = forward != null || me.classInterruptPending.get();
                 if (deciding) {
@@ -325,7 +393,6 @@ final class InterruptRouting {
                     SUSPENDED.remove(me);
                     me.outgoingTarget = null;
                     if (forward != null) {
-                        me.interruptForward = null;
                         // the chain may unwind faster than the forward's answer travels back: learn whether a
                         // wait down the chain took the interrupt before deciding to keep it here (bounded)
                         awaitUninterruptibly(forward, 10);
