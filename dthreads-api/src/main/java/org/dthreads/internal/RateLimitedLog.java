@@ -87,8 +87,20 @@ public final class RateLimitedLog {
 
     /** Not rate-limited: for one-off lines such as start-up. */
     public void info(String message) {
+        once(Level.INFO, message);
+    }
+
+    /**
+     * Not rate-limited: for a warning its caller already writes once per event (once per ORB, say), where a key
+     * per event would grow the table of keys for ever.
+     */
+    public void warnOnce(String message) {
+        once(Level.WARNING, message);
+    }
+
+    private void once(Level level, String message) {
         try {
-            sink.write(Level.INFO, message);
+            sink.write(level, message);
         } catch (Throwable ignored) {
             // never break the caller
         }

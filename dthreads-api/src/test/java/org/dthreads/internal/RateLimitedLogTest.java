@@ -28,11 +28,19 @@ class RateLimitedLogTest {
     }
 
     @Test
+    void warnOnceIsNotKeyedNorLimited() {
+        log.warnOnce("orb 1 kept");
+        log.warnOnce("orb 1 kept");
+        assertEquals(List.of("WARNING orb 1 kept", "WARNING orb 1 kept"), lines);
+    }
+
+    @Test
     void aFailingSinkNeverReachesTheCaller() {
         RateLimitedLog broken = new RateLimitedLog((level, line) -> {
             throw new IllegalStateException("sink down");
         }, 0, clock::get);
         assertFalse(broken.error("k", "x"));
         broken.info("y");
+        broken.warnOnce("z");
     }
 }

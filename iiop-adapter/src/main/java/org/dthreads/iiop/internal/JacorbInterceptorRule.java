@@ -95,7 +95,7 @@ final class JacorbInterceptorRule {
         next.add(d);
         decisions = next.toArray(new Decision[0]);
         if (d.why != null) {
-            LOG.warn("original-off-" + System.identityHashCode(orb), message(orb, d.why));
+            LOG.warnOnce(message(orb, d.why)); // once per ORB: decide runs once per ORB (a key per ORB would leak)
         }
         return d;
     }
