@@ -25,11 +25,13 @@ import java.util.regex.Pattern;
  * java -cp benchmarks/target/benchmarks.jar org.dthreads.benchmarks.realworld.PairedJvms \
  *     derby|h2|rhino|xz|startup-h2|startup-derby|memory [pairs=5] [size] [warmup] [rounds] \
  *     [--agent=dthreads-agent/target/dthreads-agent.jar] [--jvm=-Xflag ...]
- *     [--base-agent=jar] [--base-jvm=-Dflag ...] [--agent-jvm=-Dflag ...]
+ *     [--base-agent=jar] [--base-jvm=-Dflag ...] [--agent-jvm=-Dflag ...] [--csv=file]
  * </pre>
  * An A/B of two agent builds or settings, interleaved the same way: {@code --base-agent} gives the "plain" JVMs an
  * agent too, {@code --base-jvm} and {@code --agent-jvm} add flags to one side only (e.g.
  * {@code --base-agent=a.jar --agent-jvm=-Ddthreads.monitor.thin=true --base-jvm=-Ddthreads.monitor.thin=false}).
+ * {@code --csv} appends one row per JVM to a file (header first if the file is new), for
+ * {@code benchmarks/realworld_chart.py}.
  */
 public final class PairedJvms {
 
@@ -57,8 +59,11 @@ public final class PairedJvms {
         List<String> agentFlags = new ArrayList<>();
         Path agent = Path.of("dthreads-agent/target/dthreads-agent.jar");
         Path baseAgent = null;
+        Path csv = null;
         for (String a : args) {
-            if (a.startsWith("--agent=")) {
+            if (a.startsWith("--csv=")) {
+                csv = Path.of(a.substring("--csv=".length()));
+            } else if (a.startsWith("--agent=")) {
                 agent = Path.of(a.substring("--agent=".length()));
             } else if (a.startsWith("--base-agent=")) {
                 baseAgent = Path.of(a.substring("--base-agent=".length()));
@@ -74,7 +79,7 @@ public final class PairedJvms {
         }
         if (positional.isEmpty()) {
             System.err.println("usage: PairedJvms derby|h2|rhino|xz|startup-h2|startup-derby|memory [pairs] [size] [warmup] [rounds]"
-                    + " [--agent=jar] [--jvm=flag]... [--base-agent=jar] [--base-jvm=flag]... [--agent-jvm=flag]...");
+                    + " [--agent=jar] [--jvm=flag]... [--base-agent=jar] [--base-jvm=flag]... [--agent-jvm=flag]... [--csv=file]");
             System.exit(2);
         }
         if (!Files.isRegularFile(agent)) {
@@ -103,6 +108,9 @@ public final class PairedJvms {
                 flags.addAll(useAgent ? agentFlags : baseFlags);
                 Run run = runJvm(workload, useAgent ? agent : baseAgent, flags, size, warmup, rounds);
                 (useAgent ? withAgent : plain).add(run);
+                if (csv != null) {
+                    appendCsv(csv, workload, p + 1, run);
+                }
                 System.out.printf(Locale.ROOT, "  #%d %-5s %s%n", p + 1, useAgent ? "agent" : "plain", run.ok()
                         ? String.format(Locale.ROOT, "round %.1f ms, wall %.0f ms, GC %d pauses %.1f ms, digest %d",
                                 run.roundMs(), run.wallMs(), run.gcPauses(), run.gcPauseMs(), run.digest())
@@ -223,6 +231,23 @@ public final class PairedJvms {
             Files.deleteIfExists(err);
             Files.deleteIfExists(stdout);
         }
+    }
+
+    static final String CSV_HEADER = "workload,pair,side,ok,round_ms,cpu_ms,wall_ms,gc_pause_ms,gc_pauses,"
+            + "gc_ms_timed,metaspace_mb,metadata_cycles";
+
+    /** One row per JVM; a failed JVM is kept (ok=false) so a chart can tell a lost pair from a missing one. */
+    static void appendCsv(Path csv, RealWorkload workload, int pair, Run run) throws IOException {
+        StringBuilder row = new StringBuilder();
+        if (!Files.exists(csv)) {
+            row.append(CSV_HEADER).append('\n');
+        }
+        row.append(String.format(Locale.ROOT, "%s,%d,%s,%b,%.3f,%.3f,%.1f,%.1f,%d,%d,%.2f,%d%n",
+                workload.name().toLowerCase(Locale.ROOT), pair, run.agent() ? "agent" : "plain", run.ok(), run.roundMs(),
+                run.roundCpuMs(), run.wallMs(), run.gcPauseMs(), run.gcPauses(), run.gcMsTimed(), run.metaspaceMb(),
+                run.metadataCycles()));
+        Files.writeString(csv, row, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND);
     }
 
     private static double optional(String number) {
