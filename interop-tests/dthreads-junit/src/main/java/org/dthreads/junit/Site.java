@@ -1,44 +1,24 @@
 package org.dthreads.junit;
 
-import java.io.BufferedWriter;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStreamWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.CodeSource;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
-import java.util.jar.JarFile;
-import java.util.jar.Manifest;
-import java.util.regex.Pattern;
 
-import org.dthreads.junit.internal.LineReader;
-import org.dthreads.junit.internal.Processes;
+import org.dthreads.junit.internal.ControlChannel;
 import org.dthreads.junit.internal.Protocol;
+import org.dthreads.junit.internal.SiteCommandLine;
+import org.dthreads.junit.internal.SiteDumps;
+import org.dthreads.junit.internal.SiteProcess;
 import org.dthreads.junit.internal.SiteRuntimeImpl;
-import org.dthreads.junit.internal.Tail;
-import org.dthreads.junit.internal.ThreadDumps;
 
 /**
  * A running site: one JVM started by a {@link SiteCluster} from a {@link SiteSpec}.
@@ -51,42 +31,21 @@ import org.dthreads.junit.internal.ThreadDumps;
  */
 public final class Site {
 
+    // Launching and its command line are SiteCommandLine's job, the process and its pipes
+    // SiteProcess's, the line protocol over them ControlChannel's; a Site is the public face.
+
     private static final System.Logger LOG = System.getLogger(Site.class.getName());
-    private static final Pattern GC_FLAG = Pattern.compile("-XX:\\+Use\\w*GC");
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final int TAIL_LINES = 200;
-    private static final int TAIL_LINE_CHARS = 2000;
-    private static final int MAX_LINE_BYTES = 32 << 20;
-    private static final String DTHREADS_AGENT_CLASS = "org.dthreads.agent.DThreadsAgent";
 
     private final SiteSpec spec;
-    private final SiteCluster cluster;
-    private final String token;
-    private final Process process;
-    private final long launchedNanos;
-    private final Writer stdin;
-    private final Tail stdoutTail = new Tail(TAIL_LINES, TAIL_LINE_CHARS);
-    private final Tail stderrTail = new Tail(TAIL_LINES, TAIL_LINE_CHARS);
-    private final CountDownLatch drained = new CountDownLatch(2);
-    private final CompletableFuture<Void> hello = new CompletableFuture<>();
-    private final CompletableFuture<Void> ready = new CompletableFuture<>();
-    private final Map<String, String> endpoints = Collections.synchronizedMap(new LinkedHashMap<>());
-    private final Object endpointSignal = new Object();
-    private final Map<Long, CompletableFuture<String[]>> pending = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
-    private final CompletableFuture<Integer> exited = new CompletableFuture<>();
-    private volatile boolean killedByHarness;
-    private volatile long readyNanos;
-    private volatile String startFailure;
-    private volatile boolean controlEnabled;
+    private final SiteProcess process;
+    private final ControlChannel channel;
 
     private Site(SiteSpec spec, SiteCluster cluster, String token, Process process, long launchedNanos) {
         this.spec = spec;
-        this.cluster = cluster;
-        this.token = token;
-        this.process = process;
-        this.launchedNanos = launchedNanos;
-        this.stdin = new BufferedWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8));
+        this.process = new SiteProcess(spec.name(), spec.echoOutput(), process, launchedNanos);
+        this.channel = new ControlChannel(spec.name(), token, this.process, () -> cluster.onHello(this),
+                added -> cluster.onEndpoints(this, added));
     }
 
     // ------------------------------------------------------------------ launching
@@ -95,7 +54,7 @@ public final class Site {
         String token = HexFormat.of().formatHex(randomBytes());
         List<String> command;
         try {
-            command = command(spec, token, tempDir);
+            command = SiteCommandLine.command(spec, token, tempDir, NetworkNamespaces::ipCommand);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare site " + spec.name(), e);
         }
@@ -111,218 +70,14 @@ public final class Site {
                     + "\ncommand: " + String.join(" ", command), e);
         }
         Site site = new Site(spec, cluster, token, p, t0);
-        site.startPumps();
-        // not on the process reaper thread: onExit waits for the output to drain
-        p.onExit().whenCompleteAsync((proc, err) -> site.onExit(), Site::daemon);
+        site.process.start(site.channel::onStdoutLine, site.channel::siteEnded);
         return site;
-    }
-
-    private static void daemon(Runnable r) {
-        Thread t = new Thread(r, "dthreads-site-exit");
-        t.setDaemon(true);
-        t.start();
     }
 
     private static byte[] randomBytes() {
         byte[] b = new byte[8];
         RANDOM.nextBytes(b);
         return b;
-    }
-
-    static List<String> command(SiteSpec spec, String token, Path tempDir) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        NetworkNamespaces.Namespace ns = spec.networkNamespace();
-        if (ns != null) {
-            cmd.addAll(List.of(NetworkNamespaces.ipCommand(), "netns", "exec", ns.name()));
-        }
-        cmd.add(spec.javaExecutable().toString());
-        if (spec.fastStart()) {
-            boolean userGc = spec.jvmFlags().stream().anyMatch(f -> GC_FLAG.matcher(f).matches());
-            for (String f : SiteSpec.FAST_START_FLAGS) {
-                if (!(userGc && GC_FLAG.matcher(f).matches())) {
-                    cmd.add(f);
-                }
-            }
-        }
-        Map<String, String> props = new LinkedHashMap<>();
-        props.put("java.rmi.server.hostname", ns != null ? ns.address() : "127.0.0.1");
-        props.put("dthreads.site.name", spec.name());
-        if (!spec.controlChannel()) {
-            props.put("dthreads.site.control", "false");
-        }
-        props.putAll(spec.systemProperties());
-        if (spec.javaAgent() != null && isDthreadsAgent(spec.javaAgent())) {
-            props.put(SiteRuntimeImpl.EXPECT_AGENT_PROPERTY, "true");
-        }
-        props.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
-        if (spec.javaAgent() != null) {
-            cmd.add("-javaagent:" + spec.javaAgent()
-                    + (spec.javaAgentOptions() != null ? "=" + spec.javaAgentOptions() : ""));
-        }
-        cmd.addAll(spec.jvmFlags());
-        List<String> cp = new ArrayList<>(spec.classpath());
-        String kit = kitLocation();
-        if (kit != null && !cp.contains(kit)) {
-            cp.add(kit);
-        }
-        Path argFile = Files.createTempFile(tempDir, "site-" + spec.name() + "-", ".args");
-        Files.writeString(argFile, "-cp\n" + quoteArg(String.join(File.pathSeparator, cp)) + "\n");
-        cmd.add("@" + argFile);
-        cmd.add(SiteMain.class.getName());
-        cmd.add(spec.name());
-        cmd.add(token);
-        cmd.add(spec.isApp() ? "app" : "main");
-        cmd.add(spec.className());
-        cmd.addAll(spec.args());
-        return cmd;
-    }
-
-    /** Whether {@code jar} is the dthreads agent: its manifest names the agent's premain class. */
-    static boolean isDthreadsAgent(Path jar) {
-        try (JarFile j = new JarFile(jar.toFile())) {
-            Manifest m = j.getManifest();
-            return m != null && DTHREADS_AGENT_CLASS.equals(m.getMainAttributes().getValue("Premain-Class"));
-        } catch (IOException | SecurityException e) {
-            return false; // not a readable jar: the JVM reports that itself
-        }
-    }
-
-    /** Quotes one argument for a java {@code @argfile}. */
-    private static String quoteArg(String s) {
-        return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
-    }
-
-    /** The jar or classes directory this kit was loaded from. */
-    static String kitLocation() {
-        CodeSource cs = SiteMain.class.getProtectionDomain().getCodeSource();
-        if (cs == null || cs.getLocation() == null) {
-            return null;
-        }
-        try {
-            return Path.of(cs.getLocation().toURI()).toString();
-        } catch (URISyntaxException | IllegalArgumentException e) {
-            return null;
-        }
-    }
-
-    private void startPumps() {
-        pump(process.getInputStream(), "stdout", this::onStdoutLine);
-        pump(process.getErrorStream(), "stderr", line -> {
-            stderrTail.add(line);
-            echo("[" + name() + " err] ", line);
-        });
-    }
-
-    private void pump(InputStream in, String what, Consumer<String> sink) {
-        Thread t = new Thread(() -> {
-            LineReader r = new LineReader(in, MAX_LINE_BYTES);
-            try (in) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    try {
-                        sink.accept(line);
-                    } catch (RuntimeException e) {
-                        stderrTail.add("[dthreads-junit: unreadable line dropped: " + e + "]");
-                    }
-                }
-            } catch (IOException e) {
-                // stream closed: the process is gone
-            } finally {
-                drained.countDown();
-            }
-        }, "dthreads-site-" + name() + "-" + what);
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private void echo(String prefix, String line) {
-        if (spec.echoOutput()) {
-            System.err.println(prefix + line);
-        }
-    }
-
-    private void onStdoutLine(String line) {
-        Protocol.Message m = Protocol.parse(line, token).orElse(null);
-        if (m == null) {
-            stdoutTail.add(line);
-            echo("[" + name() + "] ", line);
-            return;
-        }
-        try {
-            switch (m.verb()) {
-                case "HELLO" -> {
-                    controlEnabled = !"control=false".equals(m.field(2));
-                    hello.complete(null);
-                    cluster.onHello(this);
-                }
-                case "ENDPOINT" -> addEndpoints(m.pairs(0));
-                case "READY" -> {
-                    addEndpoints(m.pairs(0));
-                    readyNanos = System.nanoTime();
-                    ready.complete(null);
-                }
-                case "REPLY" -> {
-                    CompletableFuture<String[]> f = pending.remove(Long.parseLong(m.field(0)));
-                    if (f != null) {
-                        f.complete(new String[] {m.field(1), Protocol.decode(m.field(2) == null ? "" : m.field(2))});
-                    }
-                }
-                case "FAILED" -> startFailure = Protocol.decode(m.field(0) == null ? "" : m.field(0));
-                default -> stdoutTail.add(line);
-            }
-        } catch (RuntimeException e) {
-            // malformed protocol line (garbage that happened to carry our token): keep it as output
-            stdoutTail.add(line);
-        }
-    }
-
-    private void addEndpoints(Map<String, String> add) {
-        if (add.isEmpty()) {
-            return;
-        }
-        endpoints.putAll(add);
-        synchronized (endpointSignal) {
-            endpointSignal.notifyAll();
-        }
-        cluster.onEndpoints(this, add);
-    }
-
-    private void onExit() {
-        try {
-            drained.await(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        int code = process.exitValue();
-        exited.complete(code);
-        SiteException death = new SiteException(name(), deathMessage());
-        ready.completeExceptionally(death);
-        hello.completeExceptionally(death);
-        pending.values().forEach(f -> f.completeExceptionally(death));
-        pending.clear();
-        synchronized (endpointSignal) {
-            endpointSignal.notifyAll();
-        }
-    }
-
-    /** "site A exited with code 1" plus the failure and stderr tail; for messages. */
-    String deathMessage() {
-        StringBuilder sb = new StringBuilder("site ").append(name()).append(" (pid ").append(pid()).append(") ");
-        if (killedByHarness) {
-            sb.append("was stopped by the harness");
-        } else {
-            sb.append("exited unexpectedly");
-        }
-        if (!process.isAlive()) {
-            sb.append(" with code ").append(process.exitValue());
-        }
-        sb.append(" after ").append(uptime().toMillis()).append(" ms");
-        if (startFailure != null) {
-            sb.append("\n--- start failure:\n").append(startFailure.strip());
-        }
-        sb.append("\n--- stderr tail:\n").append(stderrTail.isEmpty() ? "(empty)\n" : stderrTail.render("  "));
-        sb.append("--- stdout tail:\n").append(stdoutTail.isEmpty() ? "(empty)\n" : stdoutTail.render("  "));
-        return sb.toString();
     }
 
     // ------------------------------------------------------------------ cluster side
@@ -334,9 +89,9 @@ public final class Site {
     void awaitReady(Duration timeout) {
         long waitFromMs = uptime().toMillis();
         try {
-            ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            channel.awaitReady(timeout);
         } catch (ExecutionException e) {
-            if (exitCode().orElse(-1) == SiteRuntimeImpl.AGENT_NOT_RUNNING_EXIT && startFailure != null) {
+            if (exitCode().orElse(-1) == SiteRuntimeImpl.AGENT_NOT_RUNNING_EXIT && channel.startFailure() != null) {
                 throw new AssertionError("site " + name() + " was launched with the dthreads agent (" + spec.javaAgent()
                         + "), but the agent is not running in it: " + e.getCause().getMessage(), e.getCause());
             }
@@ -353,79 +108,27 @@ public final class Site {
     }
 
     void send(String line) {
-        synchronized (stdin) {
-            try {
-                stdin.write(line);
-                stdin.write('\n');
-                stdin.flush();
-            } catch (IOException e) {
-                // the site is gone; waiters learn it from onExit
-            }
-        }
+        process.send(line);
     }
 
     boolean diedUnexpectedly() {
-        return !process.isAlive() && !killedByHarness;
+        return process.diedUnexpectedly();
     }
 
     boolean isHelloDone() {
-        return hello.isDone() && !hello.isCompletedExceptionally();
+        return channel.isHelloDone();
     }
 
     boolean controlEnabled() {
-        return controlEnabled;
+        return channel.controlEnabled();
     }
 
     void kill(Duration grace) {
-        killedByHarness = true;
-        if (process.isAlive()) {
-            Processes.killTree(process.toHandle(), grace);
-        }
-        try {
-            drained.await(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        synchronized (stdin) {
-            try {
-                stdin.close();
-            } catch (IOException e) {
-                // already closed
-            }
-        }
-        try {
-            exited.get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            // reported by isAlive()
-        }
+        process.kill(grace);
     }
 
     void killNow() {
-        killedByHarness = true;
-        Processes.killTreeNow(process.toHandle());
-    }
-
-    private String[] request(String verb, Duration timeout, String... fields) throws TimeoutException {
-        long id = ids.incrementAndGet();
-        CompletableFuture<String[]> f = new CompletableFuture<>();
-        pending.put(id, f);
-        if (!process.isAlive()) {
-            pending.remove(id);
-            throw new SiteException(name(), deathMessage());
-        }
-        send(verb + " " + id + (fields.length > 0 ? " " + String.join(" ", fields) : ""));
-        try {
-            return timeout == null ? f.get() : f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            throw c instanceof SiteException se ? new SiteException(name(), se.getMessage(), se)
-                    : new SiteException(name(), String.valueOf(c), c);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SiteException(name(), "interrupted waiting for site " + name(), e);
-        } finally {
-            pending.remove(id);
-        }
+        process.killNow();
     }
 
     // ------------------------------------------------------------------ public API
@@ -463,7 +166,7 @@ public final class Site {
      * @return a handle to the site JVM's process
      */
     public ProcessHandle processHandle() {
-        return process.toHandle();
+        return process.handle();
     }
 
     /**
@@ -481,7 +184,7 @@ public final class Site {
      * @return the process's exit value, or empty while it is still running
      */
     public OptionalInt exitCode() {
-        return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+        return process.exitCode();
     }
 
     /**
@@ -490,8 +193,9 @@ public final class Site {
      * @return the site's startup time, or empty if it has not reported ready
      */
     public java.util.Optional<Duration> startupTime() {
-        long r = readyNanos;
-        return r == 0 ? java.util.Optional.empty() : java.util.Optional.of(Duration.ofNanos(r - launchedNanos));
+        long r = channel.readyNanos();
+        return r == 0 ? java.util.Optional.empty()
+                : java.util.Optional.of(Duration.ofNanos(r - process.launchedNanos()));
     }
 
     /**
@@ -500,7 +204,7 @@ public final class Site {
      * @return the time elapsed since the site's process was launched (still growing after it exits)
      */
     public Duration uptime() {
-        return Duration.ofNanos(System.nanoTime() - launchedNanos);
+        return process.uptime();
     }
 
     /**
@@ -509,9 +213,7 @@ public final class Site {
      * @return an immutable copy of the endpoints the site has published, by key
      */
     public Map<String, String> endpoints() {
-        synchronized (endpoints) {
-            return Map.copyOf(endpoints);
-        }
+        return channel.endpoints();
     }
 
     /**
@@ -534,29 +236,7 @@ public final class Site {
      * @throws SiteException if it does not arrive in time or the site dies first
      */
     public String endpoint(String key, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (endpointSignal) {
-            while (true) {
-                String v = endpoints.get(key);
-                if (v != null) {
-                    return v;
-                }
-                if (!process.isAlive() && exited.isDone()) {
-                    throw new SiteException(name(), "no endpoint '" + key + "': " + deathMessage());
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new SiteException(name(), "site " + name() + " published no endpoint '" + key + "' within "
-                            + timeout.toMillis() + " ms; it has " + endpoints().keySet());
-                }
-                try {
-                    endpointSignal.wait(Math.max(1, Math.min(left / 1_000_000, 200)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new SiteException(name(), "interrupted", e);
-                }
-            }
-        }
+        return channel.awaitEndpoint(key, timeout);
     }
 
     /**
@@ -586,9 +266,7 @@ public final class Site {
      *     stack trace), the site has no such step or no control channel, or the site died
      */
     public String run(Duration timeout, String step, String... args) {
-        if (!controlEnabled && hello.isDone()) {
-            throw new SiteException(name(), "site " + name() + " has no control channel (SiteSpec.controlChannel(false))");
-        }
+        channel.requireControl();
         List<String> fields = new ArrayList<>();
         fields.add(step);
         for (String a : args) {
@@ -596,7 +274,7 @@ public final class Site {
         }
         String[] r;
         try {
-            r = request("RUN", timeout, fields.toArray(new String[0]));
+            r = channel.request("RUN", timeout, fields.toArray(new String[0]));
         } catch (TimeoutException e) {
             throw new SiteException(name(), "step " + step + " on site " + name() + " did not finish within "
                     + timeout.toMillis() + " ms");
@@ -618,23 +296,7 @@ public final class Site {
      *     running)
      */
     public String threadDump(Duration timeout) {
-        if (!process.isAlive()) {
-            return "(no thread dump: " + name() + " is not running)";
-        }
-        if (controlEnabled && isHelloDone()) {
-            try {
-                String[] r = request("THREADS", timeout);
-                if ("OK".equals(r[0])) {
-                    return r[1];
-                }
-            } catch (TimeoutException | SiteException e) {
-                // fall back
-            }
-        }
-        if (!process.isAlive()) {
-            return "(no thread dump: " + name() + " is not running)";
-        }
-        return ThreadDumps.dumpExternal(pid(), spec.javaExecutable(), Duration.ofSeconds(10));
+        return SiteDumps.threadDump(name(), process, channel, spec.javaExecutable(), timeout);
     }
 
     /**
@@ -654,20 +316,7 @@ public final class Site {
      * @return the text of the site's {@code MonitorDump}, or a sentence saying why there is none
      */
     public String monitorDump(Duration timeout) {
-        if (!process.isAlive()) {
-            return "(no monitor dump: " + name() + " is not running)";
-        }
-        if (!controlEnabled || !isHelloDone()) {
-            return "(no monitor dump: site " + name() + " has no control channel up)";
-        }
-        try {
-            String[] r = request("MONITORS", timeout);
-            return r[1];
-        } catch (TimeoutException e) {
-            return "(no monitor dump: site " + name() + " did not answer within " + timeout.toMillis() + " ms)";
-        } catch (SiteException e) {
-            return "(no monitor dump: " + e.getMessage() + ")";
-        }
+        return SiteDumps.monitorDump(name(), process, channel, timeout);
     }
 
     /**
@@ -686,7 +335,7 @@ public final class Site {
      *     older ones were dropped; empty if there were none
      */
     public String stdoutTail() {
-        return stdoutTail.render("");
+        return process.stdoutTail().render("");
     }
 
     /**
@@ -696,7 +345,7 @@ public final class Site {
      *     older ones were dropped; empty if there were none
      */
     public String stderrTail() {
-        return stderrTail.render("");
+        return process.stderrTail().render("");
     }
 
     /**
@@ -710,14 +359,10 @@ public final class Site {
         String threads = threadDump();
         String monitors = monitorDump();
         if (!process.isAlive()) {
-            try {
-                drained.await(2, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            process.awaitDrained();
         }
         return new SiteReport(name(), pid(), alive && process.isAlive(), exitCode(), uptime(), endpoints(), threads,
-                monitors, stdoutTail.render("  "), stderrTail.render("  "));
+                monitors, process.stdoutTail().render("  "), process.stderrTail().render("  "));
     }
 
     /**
@@ -729,14 +374,9 @@ public final class Site {
      * @return whether it ended in time
      */
     public boolean exit(int code, Duration timeout) {
-        killedByHarness = true;
+        process.endExpected();
         send("EXIT " + code);
-        try {
-            process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
+        return process.awaitEnd(timeout);
     }
 
     /**
@@ -751,12 +391,7 @@ public final class Site {
      */
     public boolean crash(Duration timeout) {
         killNow();
-        try {
-            process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
+        return process.awaitEnd(timeout);
     }
 
     @Override

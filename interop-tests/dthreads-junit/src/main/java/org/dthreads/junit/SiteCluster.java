@@ -1,28 +1,20 @@
 package org.dthreads.junit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
-import org.awaitility.Awaitility;
-import org.awaitility.core.ConditionTimeoutException;
-import org.dthreads.junit.internal.Cleanup;
+import org.dthreads.junit.internal.ClusterResources;
+import org.dthreads.junit.internal.ParallelSites;
 import org.dthreads.junit.internal.Protocol;
+import org.dthreads.junit.internal.ScenarioAssertions;
 import org.junit.jupiter.api.function.ThrowingSupplier;
 
 /**
@@ -138,20 +130,12 @@ public final class SiteCluster implements AutoCloseable {
         }
     }
 
-    private static final AtomicInteger SCENARIOS = new AtomicInteger();
-    /** How often {@link #assertDeadlocksWithin} takes the evidence again; a round takes every site's dumps. */
-    private static final Duration EVIDENCE_POLL = Duration.ofMillis(100);
-    private static final String TEMP_PREFIX = "dthreads-sites-";
-
     private final Duration readyTimeout;
     private final Duration killGrace;
     private final Duration dumpTimeout;
-    private final Duration pollInterval;
-    private final Duration evidenceTimeout;
     private final List<Site> sites = new CopyOnWriteArrayList<>();
-    private final Deque<AutoCloseable> owned = new ArrayDeque<>();
-    private final Path tempDir;
-    private final Cleanup.Registration cleanup;
+    private final ClusterResources resources;
+    private final ScenarioAssertions scenarios;
     private volatile boolean closed;
 
     /** A cluster with default options. */
@@ -163,15 +147,9 @@ public final class SiteCluster implements AutoCloseable {
         this.readyTimeout = b.readyTimeout;
         this.killGrace = b.killGrace;
         this.dumpTimeout = b.dumpTimeout;
-        this.pollInterval = b.pollInterval;
-        this.evidenceTimeout = b.evidenceTimeout;
-        try {
-            Cleanup.sweepStaleTempDirs(TEMP_PREFIX);
-            this.tempDir = Files.createTempDirectory(TEMP_PREFIX + ProcessHandle.current().pid() + "-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        this.cleanup = Cleanup.register(this::emergencyStop);
+        this.resources = new ClusterResources(this::killAllNow);
+        this.scenarios = new ScenarioAssertions(() -> sites, Site::diedUnexpectedly, this::reports, this::killAll,
+                () -> closed, b.pollInterval, b.evidenceTimeout);
     }
 
     /**
@@ -189,7 +167,7 @@ public final class SiteCluster implements AutoCloseable {
      * @return the path of the directory, created when the cluster was built
      */
     public Path tempDir() {
-        return tempDir;
+        return resources.tempDir();
     }
 
     // ------------------------------------------------------------------ starting
@@ -244,7 +222,7 @@ public final class SiteCluster implements AutoCloseable {
         List<Site> started = new ArrayList<>();
         try {
             for (SiteSpec spec : specs) {
-                Site s = Site.launch(spec, this, tempDir);
+                Site s = Site.launch(spec, this, resources.tempDir());
                 sites.add(s);
                 started.add(s);
             }
@@ -315,23 +293,7 @@ public final class SiteCluster implements AutoCloseable {
      *     been killed
      */
     public <T> T assertCompletesWithin(Duration bound, ThrowingSupplier<T> scenario) {
-        Scenario<T> run = startScenario(scenario);
-        long t0 = System.nanoTime();
-        boolean finished = awaitScenario(run, bound, "scenario to complete within " + bound.toMillis() + " ms");
-        long ms = (System.nanoTime() - t0) / 1_000_000;
-        if (!finished) {
-            throw failAndKill("Scenario did not complete within " + bound.toMillis() + " ms (deadlocked or too slow).",
-                    run, null);
-        }
-        if (run.result.isDone() && !run.result.isCompletedExceptionally()) {
-            return run.result.join();
-        }
-        List<Site> dead = deadSitesSoon();
-        if (!dead.isEmpty()) {
-            throw failAndKill(deathHeader(dead, "during the scenario", ms), run, run.failure());
-        }
-        Throwable cause = run.failure();
-        throw failAndKill("Scenario failed after " + ms + " ms: " + cause, run, cause);
+        return scenarios.assertCompletesWithin(bound, scenario);
     }
 
     /**
@@ -374,166 +336,7 @@ public final class SiteCluster implements AutoCloseable {
      */
     public DeadlockEvidence assertDeadlocksWithin(Duration bound, ThrowingSupplier<?> scenario, String expected,
             Predicate<? super DeadlockEvidence> shows) {
-        Objects.requireNonNull(bound);
-        Objects.requireNonNull(scenario);
-        Objects.requireNonNull(expected);
-        Objects.requireNonNull(shows);
-        Scenario<?> run = startScenario(scenario);
-        long t0 = System.nanoTime();
-        boolean finished = awaitScenario(run, bound, "scenario to end (expected to deadlock)");
-        long ms = (System.nanoTime() - t0) / 1_000_000;
-        if (finished) {
-            List<Site> dead = deadSitesSoon();
-            if (!dead.isEmpty()) {
-                throw failAndKill("Expected a deadlock, but " + deathHeader(dead, "during the scenario", ms)
-                        + " A crash is not a deadlock.", run, run.failure());
-            }
-            if (run.result.isCompletedExceptionally()) {
-                throw failAndKill("Expected a deadlock, but the scenario failed after " + ms + " ms: " + run.failure(),
-                        run, run.failure());
-            }
-            throw failAndKill("Expected a deadlock, but the scenario completed in " + ms + " ms with result "
-                    + run.result.join() + ". The control proves nothing if it does not deadlock.", run, null);
-        }
-        AtomicReference<List<SiteReport>> last = new AtomicReference<>(List.of());
-        boolean shown;
-        try {
-            Awaitility.await("evidence showing " + expected).atMost(evidenceTimeout).pollDelay(Duration.ZERO)
-                    .pollInterval(EVIDENCE_POLL).pollInSameThread().until(() -> {
-                        List<SiteReport> reports = reports();
-                        last.set(reports);
-                        return !deadSites().isEmpty() || run.result.isDone()
-                                || shows.test(new DeadlockEvidence(bound, reports));
-                    });
-            shown = true;
-        } catch (ConditionTimeoutException e) {
-            shown = false;
-        } catch (RuntimeException | AssertionError e) {
-            throw failAndKill("Checking the evidence for " + expected + " threw " + e, run, e, last.get());
-        }
-        List<SiteReport> reports = last.get();
-        List<Site> dead = deadSites();
-        if (!dead.isEmpty() || run.result.isDone()) {
-            String why = !dead.isEmpty() ? deathHeader(dead, "while its dumps were taken", ms)
-                    : "the scenario ended while dumps were taken (slow, not deadlocked): "
-                            + (run.result.isCompletedExceptionally() ? run.failure() : "completed");
-            throw failAndKill("Expected a deadlock, but " + why, run, run.failure(), reports);
-        }
-        if (!shown) {
-            throw failAndKill("The scenario was stuck with every site alive, but in "
-                    + (System.nanoTime() - t0) / 1_000_000 + " ms (its bound " + bound.toMillis()
-                    + " ms, then the evidence timeout " + evidenceTimeout.toMillis()
-                    + " ms) the evidence never showed " + expected + ". The last reports:", run, null, reports);
-        }
-        DeadlockEvidence evidence = new DeadlockEvidence(bound, reports);
-        killAll();
-        run.thread.interrupt();
-        return evidence;
-    }
-
-
-    private static final class Scenario<T> {
-        final CompletableFuture<T> result = new CompletableFuture<>();
-        Thread thread;
-
-        Throwable failure() {
-            if (!result.isCompletedExceptionally()) {
-                return null;
-            }
-            try {
-                result.join();
-                return null;
-            } catch (java.util.concurrent.CompletionException e) {
-                return e.getCause() != null ? e.getCause() : e;
-            } catch (java.util.concurrent.CancellationException e) {
-                return e;
-            }
-        }
-    }
-
-    private <T> Scenario<T> startScenario(ThrowingSupplier<T> scenario) {
-        if (closed) {
-            throw new IllegalStateException("cluster is closed");
-        }
-        Scenario<T> run = new Scenario<>();
-        run.thread = new Thread(() -> {
-            try {
-                run.result.complete(scenario.get());
-            } catch (Throwable t) {
-                run.result.completeExceptionally(t);
-            }
-        }, "dthreads-scenario-" + SCENARIOS.incrementAndGet());
-        run.thread.setDaemon(true);
-        run.thread.start();
-        return run;
-    }
-
-    /** True if the scenario ended or a site died within the bound, false on timeout. */
-    private boolean awaitScenario(Scenario<?> run, Duration bound, String alias) {
-        try {
-            Awaitility.await(alias).atMost(bound).pollDelay(Duration.ZERO).pollInterval(pollInterval)
-                    .pollInSameThread().until(() -> run.result.isDone() || !deadSites().isEmpty());
-            return true;
-        } catch (ConditionTimeoutException e) {
-            return false;
-        }
-    }
-
-    private List<Site> deadSites() {
-        List<Site> dead = new ArrayList<>();
-        for (Site s : sites) {
-            if (s.diedUnexpectedly()) {
-                dead.add(s);
-            }
-        }
-        return dead;
-    }
-
-    /**
-     * The sites that died, giving a scenario that failed (perhaps because a site died: its peers
-     * may notice before this JVM reaps the process) 300 ms for the death to show.
-     */
-    private List<Site> deadSitesSoon() {
-        try {
-            Awaitility.await("a site's death to show").atMost(Duration.ofMillis(300)).pollDelay(Duration.ZERO)
-                    .pollInterval(Duration.ofMillis(10)).pollInSameThread().until(() -> !deadSites().isEmpty());
-        } catch (ConditionTimeoutException e) {
-            // none died
-        }
-        return deadSites();
-    }
-
-    private static String deathHeader(List<Site> dead, String when, long ms) {
-        StringBuilder sb = new StringBuilder();
-        for (Site s : dead) {
-            sb.append("site ").append(s.name()).append(" died ").append(when).append(" (exit code ")
-                    .append(s.exitCode().isPresent() ? Integer.toString(s.exitCode().getAsInt()) : "?")
-                    .append(", ").append(ms).append(" ms into it).");
-        }
-        return sb.toString();
-    }
-
-    private AssertionError failAndKill(String header, Scenario<?> run, Throwable cause) {
-        return failAndKill(header, run, cause, reports());
-    }
-
-    private AssertionError failAndKill(String header, Scenario<?> run, Throwable cause, List<SiteReport> reports) {
-        StringBuilder sb = new StringBuilder(header).append('\n');
-        if (cause != null) {
-            sb.append("--- scenario failure: ").append(cause).append('\n');
-        }
-        if (run.thread.isAlive()) {
-            sb.append("--- test-side scenario thread \"").append(run.thread.getName()).append("\":\n");
-            for (StackTraceElement e : run.thread.getStackTrace()) {
-                sb.append("\tat ").append(e).append('\n');
-            }
-        }
-        reports.forEach(r -> sb.append(r.format()));
-        sb.append("(all sites of this cluster have been killed)\n");
-        killAll();
-        run.thread.interrupt();
-        AssertionError err = new AssertionError(sb.toString(), cause);
-        return err;
+        return scenarios.assertDeadlocksWithin(bound, scenario, expected, shows);
     }
 
     // ------------------------------------------------------------------ diagnostics and cleanup
@@ -544,32 +347,7 @@ public final class SiteCluster implements AutoCloseable {
      * @return one report per site, in start order; a site whose report failed gets a report that says so
      */
     public List<SiteReport> reports() {
-        List<Site> snapshot = List.copyOf(sites);
-        List<CompletableFuture<SiteReport>> fs = new ArrayList<>();
-        for (Site s : snapshot) {
-            CompletableFuture<SiteReport> f = new CompletableFuture<>();
-            Thread t = new Thread(() -> {
-                try {
-                    f.complete(s.report());
-                } catch (Throwable e) {
-                    f.completeExceptionally(e);
-                }
-            }, "dthreads-report-" + s.name());
-            t.setDaemon(true);
-            t.start();
-            fs.add(f);
-        }
-        List<SiteReport> out = new ArrayList<>();
-        for (int i = 0; i < fs.size(); i++) {
-            Site s = snapshot.get(i);
-            try {
-                out.add(fs.get(i).join());
-            } catch (RuntimeException e) {
-                out.add(new SiteReport(s.name(), s.pid(), s.isAlive(), s.exitCode(), s.uptime(), s.endpoints(),
-                        "(report failed: " + e + ")", "", s.stdoutTail(), s.stderrTail()));
-            }
-        }
-        return out;
+        return ParallelSites.reports(sites);
     }
 
     /**
@@ -585,20 +363,7 @@ public final class SiteCluster implements AutoCloseable {
 
     /** Kills every site (in parallel: SIGTERM, SIGKILL after the grace period, descendants too). */
     public void killAll() {
-        List<Thread> killers = new ArrayList<>();
-        for (Site s : sites) {
-            Thread t = new Thread(() -> s.kill(killGrace), "dthreads-kill-" + s.name());
-            t.setDaemon(true);
-            t.start();
-            killers.add(t);
-        }
-        for (Thread t : killers) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        ParallelSites.kill(sites, s -> s.kill(killGrace));
     }
 
     /**
@@ -611,32 +376,14 @@ public final class SiteCluster implements AutoCloseable {
      * @throws NullPointerException if {@code resource} is null
      */
     public synchronized <C extends AutoCloseable> C closeWith(C resource) {
-        owned.push(Objects.requireNonNull(resource));
+        resources.closeWith(Objects.requireNonNull(resource));
         return resource;
     }
 
-    private void emergencyStop() {
+    /** For the test JVM's exit: SIGKILL to every site, without waiting. */
+    private void killAllNow() {
         for (Site s : sites) {
             s.killNow();
-        }
-        closeOwned();
-        Cleanup.deleteTree(tempDir);
-    }
-
-    private void closeOwned() {
-        while (true) {
-            AutoCloseable c;
-            synchronized (this) {
-                c = owned.poll();
-            }
-            if (c == null) {
-                return;
-            }
-            try {
-                c.close();
-            } catch (Exception e) {
-                // keep closing the rest
-            }
         }
     }
 
@@ -648,9 +395,7 @@ public final class SiteCluster implements AutoCloseable {
         }
         closed = true;
         killAll();
-        closeOwned();
-        Cleanup.deleteTree(tempDir);
-        cleanup.unregister();
+        resources.release();
     }
 
     /**
