@@ -355,9 +355,20 @@ public final class Site {
      *     and output tails
      */
     public SiteReport report() {
+        return report(Duration.ofSeconds(3));
+    }
+
+    /**
+     * {@link #report()} with another bound on each dump's in-site answer (then jcmd is used for the threads). Never
+     * throws.
+     *
+     * @param dumpTimeout how long the site gets to answer each dump request
+     * @return a report with the site's state, endpoints, thread and monitor dumps and output tails
+     */
+    public SiteReport report(Duration dumpTimeout) {
         boolean alive = process.isAlive();
-        String threads = threadDump();
-        String monitors = monitorDump();
+        String threads = threadDump(dumpTimeout);
+        String monitors = monitorDump(dumpTimeout);
         if (!process.isAlive()) {
             process.awaitDrained();
         }

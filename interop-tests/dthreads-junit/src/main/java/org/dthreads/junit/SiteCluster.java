@@ -347,7 +347,7 @@ public final class SiteCluster implements AutoCloseable {
      * @return one report per site, in start order; a site whose report failed gets a report that says so
      */
     public List<SiteReport> reports() {
-        return ParallelSites.reports(sites);
+        return ParallelSites.reports(sites, dumpTimeout);
     }
 
     /**

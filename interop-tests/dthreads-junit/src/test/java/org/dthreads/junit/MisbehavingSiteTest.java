@@ -198,4 +198,15 @@ class MisbehavingSiteTest {
         assertTrue(s.get(2).monitorDump().startsWith("no dthreads monitor runtime on this site"),
                 s.get(2).monitorDump());
     }
+
+    @Test
+    void reportsBoundEachDumpByTheClustersDumpTimeout() {
+        try (SiteCluster cluster = SiteCluster.builder().dumpTimeout(Duration.ofMillis(500)).build()) {
+            cluster.start(SiteSpec.app("stuckRuntime", HarnessApps.Idle.class).systemProperty(
+                    "dthreads.site.monitorDumpClass", HarnessApps.StuckMonitorDump.class.getName()));
+            // the site gives up on its stuck runtime after 2000 ms; the cluster must not wait that long for it
+            String monitors = cluster.reports().get(0).monitorDump();
+            assertTrue(monitors.contains("did not answer within 500 ms"), monitors);
+        }
+    }
 }

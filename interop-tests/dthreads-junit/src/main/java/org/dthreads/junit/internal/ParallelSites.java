@@ -19,15 +19,18 @@ public final class ParallelSites {
 
     private ParallelSites() {}
 
-    /** A {@link SiteReport} of every site, in order; a site whose report failed gets a report that says so. */
-    public static List<SiteReport> reports(List<Site> sites) {
+    /**
+     * A {@link SiteReport} of every site, in order, each dump bounded by {@code dumpTimeout}; a site whose report
+     * failed gets a report that says so.
+     */
+    public static List<SiteReport> reports(List<Site> sites, java.time.Duration dumpTimeout) {
         List<Site> snapshot = List.copyOf(sites);
         List<CompletableFuture<SiteReport>> fs = new ArrayList<>();
         for (Site s : snapshot) {
             CompletableFuture<SiteReport> f = new CompletableFuture<>();
             Thread t = new Thread(() -> {
                 try {
-                    f.complete(s.report());
+                    f.complete(s.report(dumpTimeout));
                 } catch (Throwable e) {
                     f.completeExceptionally(e);
                 }
