@@ -15,8 +15,8 @@ import org.dthreads.junit.SiteContext;
 
 /**
  * The edges of {@code -Ddthreads.callbacks=original} as scenes between two sites, A (whose thread {@code T-<scene>}
- * calls B) and B (which serves the call and calls A back), whatever carries the calls ({@link CorbaEdgeSite} on
- * JacORB, {@link GlassFishEdgeSite} on the GlassFish ORB). The test drives each scene step by step from outside,
+ * calls B) and B (which serves the call and calls A back), whatever carries the calls
+ * ({@link JacorbScenesSite.Edges} on JacORB, {@link GlassFishScenesSite.Edges} on the GlassFish ORB). The test drives each scene step by step from outside,
  * so every ordering it asserts is forced by latches the test releases, not by timing.
  *
  * <p>Operations served (the one remote operation {@code call(op, arg)}), at B: {@code replyDuringCallback} (a
@@ -34,12 +34,7 @@ import org.dthreads.junit.SiteContext;
  * concurrent collection, a latch or an atomic; {@link #events} is the site's journal, in the order things
  * happened on this site.
  */
-public final class EdgeScenes {
-
-    /** Calls {@code call(op, arg)} on the named site's object. */
-    public interface Peers {
-        String call(String site, String op, String arg) throws Exception;
-    }
+public final class EdgeScenes implements Scenes {
 
     private static final long BOUND_SECONDS = 60;
 
@@ -65,7 +60,7 @@ public final class EdgeScenes {
         this.peers = peers;
     }
 
-    /** The test's steps on this site. */
+    @Override
     public void registerSteps(SiteContext ctx) {
         ctx.step("start", args -> start(args.get(0), args.get(1)));
         ctx.step("outcome", args -> outcome(args.get(0)));
@@ -142,7 +137,7 @@ public final class EdgeScenes {
         return "isInterrupted " + t.isInterrupted();
     }
 
-    /** The remote operation. */
+    @Override
     public String serve(String op, String arg) throws Exception {
         switch (op) {
             case "replyDuringCallback":

@@ -11,37 +11,48 @@ import org.dthreads.DThreads;
 import org.dthreads.junit.SiteContext;
 
 /**
- * An ORB's own reply timeout against callbacks, in {@code -Ddthreads.callbacks=original} and take-over mode
- * ({@code IiopOriginalReplyTimeoutTest}): the timeout a JVM property sets for every call, checked by the waiting
- * thread itself (JacORB's {@code jacorb.connection.client.pending_reply_timeout}, {@link CorbaReplyTimeoutSite};
- * the GlassFish ORB's {@code com.sun.corba.ee.transport.ORBWaitForResponseTimeout}, {@link GlassFishTimeoutSite}).
- * Sites A and B serve one operation {@code call(op, arg)}; every call goes through a plain reference, so its
- * timeout is the ORB's. A's thread {@code T-<scene>} calls B's {@code call(scene)} ({@code start scene}); the
- * outcome is kept ({@code outcome}, {@code peek}).
+ * Timeouts against callbacks, in {@code -Ddthreads.callbacks=original} and take-over mode. Sites A and B serve one
+ * operation {@code call(op, arg)}. A's thread {@code T-<scene>} calls B's {@code call(scene)}; the outcome is kept
+ * ({@code outcome}, {@code peek}, {@code elapsed}). Two kinds of timeout:
+ * <ul>
+ *   <li>{@code start scene}: through a plain reference, so the call's timeout is the ORB's own reply timeout, set
+ *       for every call by a JVM property and checked by the waiting thread itself
+ *       ({@code IiopOriginalReplyTimeoutTest}: JacORB's {@code jacorb.connection.client.pending_reply_timeout}, {@link JacorbScenesSite.ReplyTimeouts}; the
+ *       GlassFish ORB's {@code com.sun.corba.ee.transport.ORBWaitForResponseTimeout},
+ *       {@link GlassFishScenesSite.ReplyTimeouts}).</li>
+ *   <li>{@code start scene policy millis}: through a reference that carries a CORBA Messaging timeout policy
+ *       ({@link TimedCall}; {@code IiopOriginalTimeoutTest}, {@link JacorbScenesSite.PolicyTimeouts}). Every other
+ *       call (callbacks, their own calls) goes through plain references ({@link Scenes.Peers}), so a deadline on them
+ *       can only come from the caller's call.</li>
+ * </ul>
  *
- * <p>Scenes served at B: {@code ticking} (calls A's {@code cbQuick} every 200 ms, at most 25 times or until latch
- * {@code stop}, then waits for {@code reply}), {@code callbackThenReply} ({@code cbQuick}, then waits for
- * {@code reply}), {@code callbackBlocks} ({@code cbBlock}, then waits for {@code reply}),
- * {@code replyDuringCallback} (a thread bound to the caller's class calls A's {@code cbBlock}; this one replies
- * when {@code reply} is released), {@code callbackCallsOut} ({@code cbNested}, then waits for {@code reply}),
- * {@code slow} (waits for {@code slow}), {@code ping}. At A: {@code cbQuick}, {@code cbBlock} (waits for
- * {@code callback}), {@code cbNested} (waits for {@code go}, then calls B's {@code slow} and says how long that
- * took). Callbacks name the thread they run on: the {@code T-} thread or {@code other}. Step {@code ping} makes a
- * call to B from a fresh thread. {@link #events} is the site's journal.
+ * <p>Scenes served at B: {@code silent} (waits for latch {@code reply}), {@code ticking} (calls A's {@code cbQuick}
+ * every 200 ms, at most 25 times or until latch {@code stop}, then waits for {@code reply}),
+ * {@code callbackThenReply} ({@code cbQuick}, then waits for {@code reply}), {@code callbackBlocks}
+ * ({@code cbBlock}, then waits for {@code reply}), {@code blockingCallbackThenReply} ({@code cbBlock}, then replies
+ * at once), {@code replyDuringCallback} (a thread bound to the caller's class calls A's {@code cbBlock}; this one
+ * replies when {@code reply} is released), {@code callbackCallsOut} ({@code cbNested}, then waits for
+ * {@code reply}), {@code callingCallbackThenReply} ({@code cbCallsOut}, then replies at once), {@code lateCallback}
+ * (waits for latch {@code late}, then a thread bound to the caller's class calls A's {@code cbQuick}), {@code slow}
+ * (waits for {@code slow}), {@code ping}. At A: {@code cbQuick}, {@code cbBlock} (waits for {@code callback}),
+ * {@code cbNested} (waits for {@code go}, then calls B's {@code slow} and says how long that took),
+ * {@code cbCallsOut} (calls B's {@code slow} at once). Callbacks name the thread they run on: the {@code T-} thread
+ * or {@code other}. Step {@code ping} makes a call to B from a fresh thread. {@link #events} is the site's journal.
  *
  * <h2>Concurrency</h2>
  * Concurrent collections and latches only. Each {@code T-} thread writes its own entries.
  */
-public final class TimeoutScenes {
+public final class TimeoutScenes implements Scenes {
 
-    /** Calls {@code call(op, arg)} on the named site's object; throws what the ORB throws. */
-    public interface Peers {
-        String call(String site, String op, String arg) throws Exception;
+    /** Calls {@code call(op, "")} on the named site's object through a reference with a timeout policy. */
+    public interface TimedCall {
+        String call(String site, String op, String policy, long millis) throws Exception;
     }
 
     private static final long BOUND_SECONDS = 60;
 
     private final Peers peers;
+    private final TimedCall timed; // null: no timeout policies here
     private final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
     private final Map<String, CountDownLatch> latches = new ConcurrentHashMap<>();
     private final Map<String, Thread> threads = new ConcurrentHashMap<>();
@@ -49,12 +60,18 @@ public final class TimeoutScenes {
     private final Map<String, String> outcomes = new ConcurrentHashMap<>();
 
     public TimeoutScenes(Peers peers) {
-        this.peers = peers;
+        this(peers, null);
     }
 
-    /** The test's steps on this site. */
+    public TimeoutScenes(Peers peers, TimedCall timed) {
+        this.peers = peers;
+        this.timed = timed;
+    }
+
+    @Override
     public void registerSteps(SiteContext ctx) {
-        ctx.step("start", args -> start(args.get(0)));
+        ctx.step("start", args -> start(args.get(0), args.size() == 1 ? () -> peers.call("B", args.get(0), "")
+                : timedCall(args.get(0), args.get(1), Long.parseLong(args.get(2)))));
         ctx.step("outcome", args -> {
             threads.get(args.get(0)).join(TimeUnit.SECONDS.toMillis(BOUND_SECONDS));
             return outcomes.getOrDefault(args.get(0), args.get(0) + " still running");
@@ -77,12 +94,12 @@ public final class TimeoutScenes {
         ctx.step("events", args -> String.join(" ; ", new ArrayList<>(events)));
     }
 
-    /** Thread {@code T-<scene>} calls B's {@code call(scene)}; the outcome is kept with the time it took. */
-    private String start(String scene) {
+    /** Thread {@code T-<scene>} makes {@code call}, B's {@code call(scene)}; the outcome is kept with its time. */
+    private String start(String scene, Call call) {
         String name = "T-" + scene;
         Thread t = new Thread(() -> {
             started.put(name, System.nanoTime());
-            String r = outcome(() -> peers.call("B", scene, ""));
+            String r = outcome(call);
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started.get(name));
             events.add(name + "'s call ended");
             outcomes.put(name, r + " after " + took + " ms");
@@ -91,6 +108,14 @@ public final class TimeoutScenes {
         threads.put(name, t);
         t.start();
         return "started " + name;
+    }
+
+    /** B's {@code call(scene)} through a reference with the timeout {@code policy} of {@code millis}. */
+    private Call timedCall(String scene, String policy, long millis) {
+        if (timed == null) {
+            throw new IllegalStateException("no timeout policies on this site");
+        }
+        return () -> timed.call("B", scene, policy, millis);
     }
 
     private interface Call {
@@ -105,9 +130,13 @@ public final class TimeoutScenes {
         }
     }
 
-    /** Serves {@code call(op, arg)}. */
+    @Override
     public String serve(String op, String arg) throws Exception {
         switch (op) {
+            case "silent":
+                events.add("B holds");
+                await("reply");
+                return "B replied";
             case "ticking": {
                 for (int i = 1; i <= 25 && !latch("stop").await(200, TimeUnit.MILLISECONDS); i++) {
                     events.add("B tick " + i + " got " + peers.call("A", "cbQuick", ""));
@@ -123,6 +152,9 @@ public final class TimeoutScenes {
                 events.add("B got " + peers.call("A", "cbBlock", ""));
                 await("reply");
                 return "B replied";
+            case "blockingCallbackThenReply":
+                events.add("B got " + peers.call("A", "cbBlock", ""));
+                return "B replied";
             case "replyDuringCallback":
                 callbackFromAnotherThread("cbBlock");
                 await("reply");
@@ -131,6 +163,14 @@ public final class TimeoutScenes {
             case "callbackCallsOut":
                 events.add("B got " + peers.call("A", "cbNested", ""));
                 await("reply");
+                return "B replied";
+            case "callingCallbackThenReply":
+                events.add("B got " + peers.call("A", "cbCallsOut", ""));
+                return "B replied";
+            case "lateCallback":
+                events.add("B holds");
+                await("late");
+                callbackFromAnotherThread("cbQuick");
                 return "B replied";
             case "slow":
                 events.add("B slow starts");
@@ -153,6 +193,13 @@ public final class TimeoutScenes {
                 String r = outcome(() -> peers.call("B", "slow", ""));
                 return "nested " + r + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) + " ms";
             }
+            case "cbCallsOut":
+                events.add("callback calls out on " + who());
+                try {
+                    return "nested got " + peers.call("B", "slow", "");
+                } catch (Exception e) {
+                    return "nested failed: " + describe(e);
+                }
             default:
                 throw new IllegalArgumentException("no operation " + op);
         }

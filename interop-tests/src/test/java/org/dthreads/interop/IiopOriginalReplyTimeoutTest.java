@@ -1,17 +1,19 @@
 package org.dthreads.interop;
 
-import static org.awaitility.Awaitility.await;
+import static org.dthreads.interop.SceneSteps.awaitUntil;
+import static org.dthreads.interop.SceneSteps.elapsed;
+import static org.dthreads.interop.SceneSteps.millis;
+import static org.dthreads.interop.SceneSteps.outcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import example.callbacks.edges.CorbaReplyTimeoutSite;
-import example.callbacks.edges.GlassFishTimeoutSite;
+import example.callbacks.edges.GlassFishScenesSite;
+import example.callbacks.edges.JacorbScenesSite;
 import example.callbacks.edges.TimeoutScenes;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import org.dthreads.interop.SceneSteps.Mode;
 import org.dthreads.junit.Site;
 import org.dthreads.junit.SiteApp;
 import org.dthreads.junit.SiteCluster;
@@ -52,11 +54,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 @ExtendWith(SitesExtension.class)
 class IiopOriginalReplyTimeoutTest {
 
-    private static final Duration BOUND = Duration.ofSeconds(30);
-
     enum Orb {
-        JACORB(CorbaReplyTimeoutSite.class, "jacorb.connection.client.pending_reply_timeout", "TIMEOUT"),
-        GLASSFISH(GlassFishTimeoutSite.class, "com.sun.corba.ee.transport.ORBWaitForResponseTimeout", "COMM_FAILURE");
+        JACORB(JacorbScenesSite.ReplyTimeouts.class, "jacorb.connection.client.pending_reply_timeout", "TIMEOUT"),
+        GLASSFISH(GlassFishScenesSite.ReplyTimeouts.class, "com.sun.corba.ee.transport.ORBWaitForResponseTimeout", "COMM_FAILURE");
 
         final Class<? extends SiteApp> site;
         final String property;
@@ -66,15 +66,6 @@ class IiopOriginalReplyTimeoutTest {
             this.site = site;
             this.property = property;
             this.timeout = timeout;
-        }
-    }
-
-    enum Mode {
-        ORIGINAL, TAKE_OVER;
-
-        /** Where a callback of T's class runs at A: on T, or on another thread. */
-        String on(String scene) {
-            return this == ORIGINAL ? "T-" + scene : "other";
         }
     }
 
@@ -237,23 +228,5 @@ class IiopOriginalReplyTimeoutTest {
         Site a = cluster.start(spec);
         String r = a.run("policyCurrent");
         assertTrue(orb == Orb.JACORB ? r.equals("failed: InvalidName") : r.startsWith("failed: "), r);
-    }
-
-    private static long elapsed(Site a, String scene) {
-        return Long.parseLong(a.run("elapsed", "T-" + scene));
-    }
-
-    private static String outcome(SiteCluster cluster, Site a, String scene) {
-        return cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-" + scene));
-    }
-
-    /** The {@code N} of an outcome ending in {@code after N ms}. */
-    private static long millis(String outcome) {
-        String[] words = outcome.split(" ");
-        return Long.parseLong(words[words.length - 2]);
-    }
-
-    private static void awaitUntil(Callable<Boolean> condition) {
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(condition);
     }
 }

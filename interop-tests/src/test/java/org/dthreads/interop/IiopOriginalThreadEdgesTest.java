@@ -1,12 +1,16 @@
 package org.dthreads.interop;
 
 import static org.awaitility.Awaitility.await;
+import static org.dthreads.interop.SceneSteps.BOUND;
+import static org.dthreads.interop.SceneSteps.awaitUntil;
+import static org.dthreads.interop.SceneSteps.frames;
+import static org.dthreads.interop.SceneSteps.outcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import example.callbacks.edges.CorbaEdgeSite;
 import example.callbacks.edges.EdgeScenes;
-import example.callbacks.edges.GlassFishEdgeSite;
+import example.callbacks.edges.GlassFishScenesSite;
+import example.callbacks.edges.JacorbScenesSite;
 import java.time.Duration;
 import java.util.List;
 import org.dthreads.junit.Site;
@@ -46,13 +50,12 @@ class IiopOriginalThreadEdgesTest {
 
     /** A frame of an ORB thread that handed a callback to its original thread and waits for the outcome. */
     private static final String HANDED = "CallbackInvocation.awaitRunner(";
-    private static final Duration BOUND = Duration.ofSeconds(30);
 
     enum Orb {
         /** T's reply wait: JacORB's, patched (original mode), on T itself. */
-        JACORB(CorbaEdgeSite.class, "JacorbReplyWait.getInputStream("),
+        JACORB(JacorbScenesSite.Edges.class, "JacorbReplyWait.getInputStream("),
         /** T's reply wait: the GlassFish ORB's, patched (original mode), on T itself (no helper thread). */
-        GLASSFISH(GlassFishEdgeSite.class, "GlassFishReplyWait.waitForResponse(");
+        GLASSFISH(GlassFishScenesSite.Edges.class, "GlassFishReplyWait.waitForResponse(");
 
         final Class<? extends SiteApp> site;
         /** A frame in A's thread dump while T's call waits for its reply (original mode). */
@@ -97,8 +100,7 @@ class IiopOriginalThreadEdgesTest {
         a.run("mark", "own reply arrived"); // T's reply has completed; T still runs the callback
         assertEquals("running", a.run("peek", "T-replyDuringCallback"));
         a.run("release", "callback");
-        assertEquals("B replied; T-replyDuringCallback's status false",
-                cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-replyDuringCallback")));
+        assertEquals("B replied; T-replyDuringCallback's status false", outcome(cluster, a, "replyDuringCallback"));
         assertEquals("callback 1 starts on T-replyDuringCallback ; own reply arrived ; released callback ; callback 1 ends"
                 + " ; T-replyDuringCallback's call returned", a.run("events"));
     }
@@ -112,7 +114,7 @@ class IiopOriginalThreadEdgesTest {
         awaitWaiterAt(sites.get(1));
         a.run("interrupt", "T-waitHere", "routed");
         assertEquals("B's wait interrupted, holds lock true, status false; T-waitHere's status false",
-                cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-waitHere")));
+                outcome(cluster, a, "waitHere"));
     }
 
     @ParameterizedTest
@@ -121,8 +123,7 @@ class IiopOriginalThreadEdgesTest {
             SiteCluster cluster) {
         List<Site> sites = interruptWhileWaitingForTheReply(cluster, orb, how);
         sites.get(1).run("release", "hold");
-        assertEquals("B released; T-hold's status true",
-                cluster.assertCompletesWithin(BOUND, () -> sites.get(0).run("outcome", "T-hold")));
+        assertEquals("B released; T-hold's status true", outcome(cluster, sites.get(0), "hold"));
     }
 
     @ParameterizedTest
@@ -166,7 +167,7 @@ class IiopOriginalThreadEdgesTest {
         awaitWaiterAt(a);
         a.run("interrupt", "T-callbackWaits", how);
         assertEquals("B got: callback's wait on T-callbackWaits interrupted, holds true, status false;"
-                + " T-callbackWaits's status false", cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-callbackWaits")));
+                + " T-callbackWaits's status false", outcome(cluster, a, "callbackWaits"));
     }
 
     @ParameterizedTest
@@ -187,7 +188,7 @@ class IiopOriginalThreadEdgesTest {
         assertFalse(a.run("events").contains("callback 2 starts"), "callback 2 queues behind callback 1");
         a.run("release", "gate");
         assertEquals("B got: callback 1 done, callback 2 done, callback 3 done; T-burst's status false",
-                cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-burst")));
+                outcome(cluster, a, "burst"));
         assertEquals("callback 1 starts on T-burst (1 running) ; released gate ; callback 1 ends"
                 + " ; callback 2 starts on T-burst (1 running) ; callback 2 ends"
                 + " ; callback 3 starts on T-burst (1 running) ; callback 3 ends ; T-burst's call returned", a.run("events"));
@@ -203,7 +204,7 @@ class IiopOriginalThreadEdgesTest {
         awaitWaiterAt(a);
         a.run("notify");
         assertEquals("B got: callback on T-callbackWaits notified, holds true; T-callbackWaits's status false",
-                cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-callbackWaits")));
+                outcome(cluster, a, "callbackWaits"));
         assertEquals("callback waits on T-callbackWaits ; a local thread notifies ; T-callbackWaits's call returned",
                 a.run("events"));
     }
@@ -219,9 +220,9 @@ class IiopOriginalThreadEdgesTest {
         awaitWaiterAt(a);
         a.run("start", "B", "callbackNotifies");
         assertEquals("B got: callback notified on T-callbackNotifies; T-callbackNotifies's status false",
-                cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-callbackNotifies")));
+                outcome(cluster, a, "callbackNotifies"));
         assertEquals("B got: callback on T-callbackWaits notified, holds true; T-callbackWaits's status false",
-                cluster.assertCompletesWithin(BOUND, () -> a.run("outcome", "T-callbackWaits")));
+                outcome(cluster, a, "callbackWaits"));
     }
 
     private static void awaitEvent(Site site, String event) {
@@ -236,20 +237,5 @@ class IiopOriginalThreadEdgesTest {
     /** Exactly {@code count} threads of {@code site} are in {@code frame}. */
     private static void awaitFrames(Site site, String frame, int count) {
         awaitUntil(() -> frames(site, frame) == count);
-    }
-
-    /** The test's one way of waiting: bounded, polled every 50 ms (each poll asks a site). */
-    private static void awaitUntil(java.util.concurrent.Callable<Boolean> condition) {
-        await().atMost(BOUND).pollInterval(Duration.ofMillis(50)).until(condition);
-    }
-
-    /** How many threads of {@code site} are in {@code frame}. */
-    private static int frames(Site site, String frame) {
-        String dump = site.threadDump();
-        int count = 0;
-        for (int i = dump.indexOf(frame); i >= 0; i = dump.indexOf(frame, i + 1)) {
-            count++;
-        }
-        return count;
     }
 }
