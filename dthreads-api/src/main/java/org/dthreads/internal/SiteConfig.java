@@ -98,7 +98,7 @@ public final class SiteConfig {
 
         @Override
         protected int next(int bits) {
-            if (bytes == null || next + 4 > bytes.length) { // bytes: null while Random's constructor calls setSeed
+            if (next + 4 > bytes.length) {
                 if (more == null) {
                     more = new SecureRandom();
                 }
