@@ -25,12 +25,27 @@ public final class IdentityKernel {
     private static final SiteConfig CONFIG = SiteConfig.fromSystemProperties();
     private static final RateLimitedLog LOG = RateLimitedLog.forClass(IdentityKernel.class);
     private static final int SITE_ID = CONFIG.siteId();
-    private static final ThreadIdAllocator ALLOCATOR = new ThreadIdAllocator(CONFIG.counterOrigin(), 0,
-            () -> LOG.warn("thread-id-wrap", "dthreads: site " + Integer.toUnsignedString(SITE_ID)
-                    + " has allocated 4294967295 thread classes; the thread-id counter wrapped and ids are"
-                    + " reused from now on (a thread alive since the previous cycle could share its class)"));
+    private static final ThreadIdAllocator ALLOCATOR = new ThreadIdAllocator(CONFIG.counterOrigin(), 0, new OnWrap());
     private static final PeerSites PEERS = PeerSites.forSite(SITE_ID, CONFIG.incarnation());
-    private static final ThreadLocal<ThreadState> STATE = ThreadLocal.withInitial(ThreadState::new);
+    private static final ThreadLocal<ThreadState> STATE = new StateLocal();
+
+    // OnWrap and StateLocal: classes, not a lambda and a method reference, which this class's initializer (run at
+    // the agent's start) spun into hidden classes (issue 16)
+    private static final class OnWrap implements Runnable {
+        @Override
+        public void run() {
+            LOG.warn("thread-id-wrap", "dthreads: site " + Integer.toUnsignedString(SITE_ID)
+                    + " has allocated 4294967295 thread classes; the thread-id counter wrapped and ids are"
+                    + " reused from now on (a thread alive since the previous cycle could share its class)");
+        }
+    }
+
+    private static final class StateLocal extends ThreadLocal<ThreadState> {
+        @Override
+        protected ThreadState initialValue() {
+            return new ThreadState();
+        }
+    }
 
     static {
         if (CONFIG.problem() != null) {

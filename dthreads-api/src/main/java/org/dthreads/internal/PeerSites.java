@@ -56,7 +56,8 @@ public final class PeerSites {
     }
 
     static PeerSites forSite(int ownSiteId, long ownIncarnation) {
-        return new PeerSites(ownSiteId, ownIncarnation, TimeUnit.SECONDS.toNanos(60), System::nanoTime,
+        // the clock a class, not System::nanoTime: this runs at the agent's start (issue 16)
+        return new PeerSites(ownSiteId, ownIncarnation, TimeUnit.SECONDS.toNanos(60), RateLimitedLog.NanoClock.INSTANCE,
                 RateLimitedLog.forClass(PeerSites.class));
     }
 

@@ -46,8 +46,43 @@ public final class RateLimitedLog {
 
     /** A log named after {@code owner}, writing to {@link System.Logger}, one line per key a minute. */
     public static RateLimitedLog forClass(Class<?> owner) {
-        System.Logger logger = System.getLogger(owner.getName());
-        return new RateLimitedLog((level, line) -> logger.log(level, line), DEFAULT_INTERVAL_NANOS, System::nanoTime);
+        return new RateLimitedLog(new LoggerSink(owner.getName()), DEFAULT_INTERVAL_NANOS, NanoClock.INSTANCE);
+    }
+
+    /**
+     * {@link System.Logger} as a sink, the logger looked up at the first line. Classes, not a lambda and a method
+     * reference, and the look-up deferred: {@link #forClass} runs in the static initializers of the runtime at the
+     * agent's start, where each lambda spun a hidden class and each look-up set up the JDK's lazy loggers (issue
+     * 16), for logs that mostly never write. Thread-safe: racing first lines may look the logger up twice, and
+     * get the same one.
+     */
+    private static final class LoggerSink implements Sink {
+        private final String name;
+        private volatile System.Logger logger;
+
+        LoggerSink(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void write(Level level, String line) {
+            System.Logger l = logger;
+            if (l == null) {
+                l = System.getLogger(name); // the caller's module is this class's: the runtime's, as before
+                logger = l;
+            }
+            l.log(level, line);
+        }
+    }
+
+    /** {@code System::nanoTime} as a class (also {@link PeerSites}'). */
+    static final class NanoClock implements LongSupplier {
+        static final NanoClock INSTANCE = new NanoClock();
+
+        @Override
+        public long getAsLong() {
+            return System.nanoTime();
+        }
     }
 
     /**

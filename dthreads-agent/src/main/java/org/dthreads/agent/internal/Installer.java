@@ -38,29 +38,37 @@ public final class Installer {
         // monitor transformer with (the retrofit shares that transformer's scan; RmiAgentSupport)
         IiopAgentSupport.install(inst, scope);
         RmiAgentSupport.install(inst, scope);
-        System.getLogger("org.dthreads.agent").log(System.Logger.Level.INFO, "dthreads " + version()
-                + " agent started: site " + Integer.toUnsignedString(DThreads.siteId()) + ", rewriting " + scope);
+        // Through System.getLogger("org.dthreads.agent") unless j.u.l. would write the same bytes with its default
+        // configuration: then directly, without starting j.u.l. (StartLine, issue 16)
+        boolean direct = StartLine.info(inst, "dthreads " + version() + " agent started: site "
+                + Integer.toUnsignedString(DThreads.siteId()) + ", rewriting " + scope);
         // -Ddthreads.debug=true prints the summary at exit. Straight to stderr: System.Logger's default
         // (java.util.logging) hides DEBUG and resets its handlers in its own shutdown hook.
-        Runtime.getRuntime().addShutdownHook(new Thread(new Summary(monitors, Boolean.getBoolean("dthreads.debug")),
-                "dthreads-summary"));
+        Runtime.getRuntime().addShutdownHook(new Thread(new Summary(monitors, Boolean.getBoolean("dthreads.debug"),
+                inst, direct), "dthreads-summary"));
     }
 
     /** The summary at exit; a class of its own, not a lambda spun at start-up (issue 16). */
     private static final class Summary implements Runnable {
         private final MonitorTransformer monitors;
         private final boolean debug;
+        private final Instrumentation inst;
+        private final boolean defaultJul;
 
-        Summary(MonitorTransformer monitors, boolean debug) {
+        Summary(MonitorTransformer monitors, boolean debug, Instrumentation inst, boolean defaultJul) {
             this.monitors = monitors;
             this.debug = debug;
+            this.inst = inst;
+            this.defaultJul = defaultJul;
         }
 
         @Override
         public void run() {
             if (debug) {
                 System.err.println("dthreads [INFO] summary: " + monitors.summary());
-            } else {
+            } else if (!defaultJul || StartLine.julStarted(inst)) {
+                // j.u.l.'s default configuration drops DEBUG; only a configured one (or a LoggerFinder) can show it:
+                // not worth starting j.u.l. at exit to drop the line
                 System.getLogger("org.dthreads.agent").log(System.Logger.Level.DEBUG, "dthreads: " + monitors.summary());
             }
         }

@@ -32,12 +32,17 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
 
     /** The method whose parameter and return types marshal a request; any class's copy would do. */
     static final Method METHOD;
-    /** JRMP method hash of {@code dthreads$monitor(int,long,long,long,int)long}. */
-    public static final long METHOD_HASH;
+    /**
+     * JRMP method hash of {@code dthreads$monitor(int,long,long,long,int)long} ({@code Twins.methodHash}): a
+     * constant, not computed in the initializer, which runs at the agent's start, where the SHA-1 digest set up
+     * the JDK's security providers (about 100 classes and 0.6 MB of metaspace, issue 16);
+     * {@code JrmpMonitorTransportHashTest} checks it against {@link Twins#methodHash}.
+     */
+    public static final long METHOD_HASH = 0xe3c440d6282b39b1L;
     /** The method of the operations answered with text ({@link MonitorPort#dthreads$diagnose}). */
     static final Method DIAGNOSE_METHOD;
-    /** JRMP method hash of {@code dthreads$diagnose(int,long,long,long,int)String}. */
-    static final long DIAGNOSE_METHOD_HASH;
+    /** JRMP method hash of {@code dthreads$diagnose(int,long,long,long,int)String}; a constant as above. */
+    static final long DIAGNOSE_METHOD_HASH = 0xcf308e8199d71ebdL;
 
     static {
         try {
@@ -46,14 +51,12 @@ public final class JrmpMonitorTransport implements RemoteMonitorTransport {
         } catch (NoSuchMethodException e) {
             throw new ExceptionInInitializerError(e);
         }
-        METHOD_HASH = Twins.methodHash(METHOD);
         try {
             DIAGNOSE_METHOD = MonitorPort.class.getMethod("dthreads$diagnose", int.class, long.class, long.class,
                     long.class, int.class);
         } catch (NoSuchMethodException e) {
             throw new ExceptionInInitializerError(e);
         }
-        DIAGNOSE_METHOD_HASH = Twins.methodHash(DIAGNOSE_METHOD);
     }
 
     private JrmpMonitorTransport() {}

@@ -330,10 +330,14 @@ final class MonitorBlockSplitter {
                 checkNotInside(method, j.label, from, to);
             } else if (insn instanceof TableSwitchInsnNode t) {
                 checkNotInside(method, t.dflt, from, to);
-                t.labels.forEach(label -> checkNotInside(method, label, from, to));
+                for (LabelNode label : t.labels) { // a loop, not a lambda spun while classes load (issue 16)
+                    checkNotInside(method, label, from, to);
+                }
             } else if (insn instanceof LookupSwitchInsnNode l) {
                 checkNotInside(method, l.dflt, from, to);
-                l.labels.forEach(label -> checkNotInside(method, label, from, to));
+                for (LabelNode label : l.labels) { // a loop, not a lambda spun while classes load (issue 16)
+                    checkNotInside(method, label, from, to);
+                }
             }
         }
     }

@@ -58,7 +58,7 @@ final class MonitorMethods {
             if (target == null) {
                 return null;
             }
-            return resolves(owner, unresolved, () -> hierarchy.resolvesTo(owner, name, descriptor, THREAD)) ? target : null;
+            return resolvesTo(owner, name, descriptor, unresolved) ? target : null;
         }
         Target onObject = objectMethod(name, descriptor);
         if (onObject != null) {
@@ -66,7 +66,7 @@ final class MonitorMethods {
         }
         Target onThread = opcode == Opcodes.INVOKEVIRTUAL ? threadVirtual(name, descriptor) : null;
         if (onThread != null) {
-            return resolves(owner, unresolved, () -> hierarchy.extendsClass(owner, THREAD)) ? onThread : null;
+            return extendsThread(owner, unresolved) ? onThread : null;
         }
         return null;
     }
@@ -118,12 +118,26 @@ final class MonitorMethods {
         };
     }
 
-    private static boolean resolves(String owner, Consumer<String> unresolved, java.util.function.BooleanSupplier test) {
+    // Two methods, not one taking a lambda: each lambda was spun into a hidden class while the first classes load
+    // (issue 16).
+    private boolean resolvesTo(String owner, String name, String descriptor, Consumer<String> unresolved) {
         if (owner.equals(THREAD)) {
             return true;
         }
         try {
-            return test.getAsBoolean();
+            return hierarchy.resolvesTo(owner, name, descriptor, THREAD);
+        } catch (ClassHierarchy.UnknownTypeException e) {
+            unresolved.accept(e.getMessage());
+            return false;
+        }
+    }
+
+    private boolean extendsThread(String owner, Consumer<String> unresolved) {
+        if (owner.equals(THREAD)) {
+            return true;
+        }
+        try {
+            return hierarchy.extendsClass(owner, THREAD);
         } catch (ClassHierarchy.UnknownTypeException e) {
             unresolved.accept(e.getMessage());
             return false;

@@ -137,7 +137,7 @@ public final class MonitorRewriter {
             Marker marker = new Marker(rewriting, !facts.synchronizedNative);
             ClassVisitor first = new SlotFieldAdder(marker, !facts.synchronizedNative);
             if (needsPinnedSerialVersionUid(reader, facts, hierarchy)) {
-                first = new SerialVersionUIDAdder(Opcodes.ASM9, first) {};
+                first = new PinnedSerialVersionUid(first);
             }
             reader.accept(first, derive ? ClassReader.EXPAND_FRAMES : ClassReader.SKIP_FRAMES);
             return new Result(writer.toByteArray(), null, counts[0], counts[1], counts[2], java.util.List.copyOf(unrewritable));
@@ -374,4 +374,19 @@ public final class MonitorRewriter {
 
     }
 
+
+    /**
+     * ASM's default {@code serialVersionUID}, its SHA-1 by {@link Sha1}: {@code MessageDigest} set up the JDK's
+     * security providers at the first {@code Serializable} class rewritten (issue 16).
+     */
+    private static final class PinnedSerialVersionUid extends SerialVersionUIDAdder {
+        PinnedSerialVersionUid(ClassVisitor next) {
+            super(Opcodes.ASM9, next);
+        }
+
+        @Override
+        protected byte[] computeSHAdigest(byte[] value) {
+            return Sha1.digest(value);
+        }
+    }
 }
