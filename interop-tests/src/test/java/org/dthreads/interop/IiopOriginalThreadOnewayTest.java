@@ -48,11 +48,17 @@ class IiopOriginalThreadOnewayTest {
     }
 
     private static List<Site> start(SiteCluster cluster, String mode) {
+        return start(cluster, mode, "fast");
+    }
+
+    /** {@code path}: {@code fast} (the agent's JacORB hooks) or {@code portable} (the Portable Interceptors). */
+    private static List<Site> start(SiteCluster cluster, String mode, String path) {
         SiteSpec[] specs = new SiteSpec[2];
         String[] names = {"A", "B"};
         for (int i = 0; i < 2; i++) {
-            specs[i] = SiteSpec.app(names[i], CorbaOnewaySite.class).javaAgent(JrmpZigzagTest.AGENT)
+            SiteSpec spec = SiteSpec.app(names[i], CorbaOnewaySite.class).javaAgent(JrmpZigzagTest.AGENT)
                     .systemProperty("dthreads.callbacks", mode);
+            specs[i] = path.equals("portable") ? spec.systemProperty("dthreads.iiop.path", "portable") : spec;
         }
         return cluster.start(specs);
     }
@@ -104,6 +110,16 @@ class IiopOriginalThreadOnewayTest {
     void controlInTakeOverModeASyncWithTargetOnewaysCallbackTakesOverTheCallersEmulatedMonitor(SiteCluster cluster) {
         assertEquals("callback entered on other thread ; callback took the lock while the caller holds it, tl fresh"
                 + " ; oneway returned", oneway(cluster, "takeover", "TARGET", "emulated"));
+    }
+
+    /** The same rule on the Portable Interceptor path ({@code ClientIdentityInterceptor}): the caller is marked waiting. */
+    @Test
+    void onThePortableInterceptorPathASyncWithTargetOnewaysCallbackTakesOverTheCallersEmulatedMonitor(
+            SiteCluster cluster) {
+        List<Site> sites = start(cluster, "takeover", "portable");
+        assertEquals("callback entered on other thread ; callback took the lock while the caller holds it, tl fresh"
+                + " ; oneway returned", cluster.assertCompletesWithin(BOUND,
+                        () -> sites.get(0).run(BOUND, "oneway", "TARGET", "emulated")));
     }
 
     @Test
