@@ -27,7 +27,9 @@ import org.omg.PortableInterceptor.TRANSPORT_RETRY;
  *       {@code TRANSIENT} retry is a new {@code send_request} on the same thread with the same
  *       binding, so it carries the same class.</li>
  *   <li>Oneway requests ({@code response_expected() == false}) carry a fresh class: the caller
- *       keeps running, so the callee is another logical thread. A retry of the same oneway on the
+ *       keeps running, so the callee is another logical thread. Except a oneway with {@code SyncScope}
+ *       {@code SYNC_WITH_TARGET}: its caller waits until the servant has returned, so it is a two-way here
+ *       ({@link #awaitsTarget}; the same rule as {@code JacorbHooks.awaitsTarget}). A retry of the same oneway on the
  *       same thread (after {@code LOCATION_FORWARD}, {@code TRANSPORT_RETRY} or {@code TRANSIENT})
  *       carries the same fresh class again (remembered in a thread-local until the next request).</li>
  *   <li>Implicit operations ({@code _is_a}, {@code _non_existent}, ...) carry the class like any
@@ -77,8 +79,9 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
     public void send_request(ClientRequestInfo ri) {
         try {
             long threadClass;
-            boolean awaited = ri.response_expected() && !PendingReplies.sendingAsynchronously();
-            if (ri.response_expected() && !awaited) {
+            boolean replied = awaitsTarget(ri);
+            boolean awaited = replied && !PendingReplies.sendingAsynchronously();
+            if (replied && !awaited) {
                 threadClass = KernelLink.freshClass(); // AMI: the caller goes on, the callee is another thread
             } else if (awaited) {
                 threadClass = KernelLink.currentClass();
@@ -101,6 +104,21 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
             Safety.rethrowFatal(t);
             log.error("client-send-failed", "dthreads: could not add the identity context to a request; it goes"
                     + " without one (the server serves it as a fresh class): " + t);
+        }
+    }
+
+    /**
+     * A two-way request, or a oneway with {@code SyncScope} {@code SYNC_WITH_TARGET}, whose caller waits until the
+     * target has run it (the GlassFish ORB answers {@code SYNC_WITH_TRANSPORT} for every request).
+     */
+    private static boolean awaitsTarget(ClientRequestInfo ri) {
+        if (ri.response_expected()) {
+            return true;
+        }
+        try {
+            return ri.sync_scope() == org.omg.Messaging.SYNC_WITH_TARGET.value;
+        } catch (RuntimeException e) {
+            return false; // an ORB without the attribute: a oneway
         }
     }
 
@@ -153,7 +171,7 @@ public final class ClientIdentityInterceptor extends LocalObject implements Clie
 
     private static void ended(ClientRequestInfo ri, boolean retry) {
         try {
-            if (ri.response_expected()) {
+            if (awaitsTarget(ri)) {
                 PendingReplies.ended(ri.request_id());
                 return;
             }

@@ -24,7 +24,8 @@ import org.omg.IOP.ServiceContext;
  *
  * <ul>
  *   <li>Client, {@link #invoke} (in {@code Delegate.invoke_internal}, between {@link JacorbHooks#clientBegin} and
- *       {@link JacorbHooks#clientEnd}, which stay on the calling thread): a synchronous two-way request on a
+ *       {@link JacorbHooks#clientEnd}, which stay on the calling thread): a synchronous two-way request (or a
+ *       oneway with {@code SYNC_WITH_TARGET}: {@link JacorbHooks#awaitsTarget}) on a
  *       fast-path ORB without client interceptors, other than a remote monitor operation, is sent and waited for
  *       by the caller itself, whose reply wait also runs the callbacks of its class ({@link CallbackOrbWait},
  *       {@link JacorbReplyWait}); if this JacORB's reply wait could not be patched ({@link JacorbReplyWaitPatch}),
@@ -136,13 +137,13 @@ public final class JacorbCallbacks {
     }
 
     /**
-     * A synchronous two-way request of a fast-path ORB without client interceptors other than those
+     * A synchronous two-way request (or a {@code SYNC_WITH_TARGET} oneway) of a fast-path ORB without client interceptors other than those
      * {@link JacorbInterceptorRule} lets through (their state may be per thread), not a remote monitor operation.
      */
     private static boolean movable(Object out, Object replyHandler, boolean async) {
         try {
             if (replyHandler != null || async || !(out instanceof RequestOutputStream ros)
-                    || !ros.response_expected() || MonitorRequestHook.OPERATION.equals(ros.operation())) {
+                    || !JacorbHooks.awaitsTarget(ros) || MonitorRequestHook.OPERATION.equals(ros.operation())) {
                 return false; // a remote monitor operation blocks as a monitor does, taking no callbacks (as JRMP's)
             }
             return JacorbFastPath.enabled(ros.orb()) && ros.orb() instanceof org.jacorb.orb.ORB orb

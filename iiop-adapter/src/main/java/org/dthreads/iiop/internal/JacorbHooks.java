@@ -23,7 +23,8 @@ import org.omg.IOP.ServiceContext;
  *   <li>Client, {@link #clientBegin} before the request stream is written: a synchronous two-way request
  *       carries the caller's class and marks the caller as waiting for its reply until {@link #clientEnd};
  *       a oneway carries a fresh class (the same again for its retry: {@code RemarshalException} out of
- *       the invocation); an AMI request ({@code ReplyHandler} given) carries a fresh class and marks
+ *       the invocation), except one with {@code SyncScope} {@code SYNC_WITH_TARGET}, which is a two-way here
+ *       ({@link #awaitsTarget}); an AMI request ({@code ReplyHandler} given) carries a fresh class and marks
  *       nothing — the caller goes on, the reply comes to another thread. On an ORB that uses the Portable
  *       Interceptor path, an AMI request's send is bracketed ({@link PendingReplies#asynchronousSend}) so that
  *       {@link ClientIdentityInterceptor} treats it the same way.</li>
@@ -71,7 +72,7 @@ public final class JacorbHooks {
             Object token = null;
             if (replyHandler != null) {
                 threadClass = KernelLink.freshClass();
-            } else if (!ros.response_expected()) {
+            } else if (!awaitsTarget(ros)) {
                 threadClass = OnewayClasses.classFor(ros.operation());
                 token = ONEWAY;
             } else {
@@ -98,6 +99,18 @@ public final class JacorbHooks {
                     + " without one (the server serves it as a fresh class): " + t);
             return null;
         }
+    }
+
+    /**
+     * Whether the caller waits until the target has run the request: a two-way, or a oneway with {@code SyncScope}
+     * {@code SYNC_WITH_TARGET} (JacORB's client waits for its reply in the same reply wait, and JacORB's server
+     * sends that reply once the servant has returned: {@code RequestProcessor.run}; GIOP gives it the response flags
+     * of a two-way). Such a oneway is a call of the caller's class, as a two-way without a result: the servant runs
+     * while the caller waits, never beside it. Every other oneway ({@code SYNC_NONE}, {@code SYNC_WITH_TRANSPORT},
+     * {@code SYNC_WITH_SERVER}: acknowledged before the servant runs) is another logical thread.
+     */
+    static boolean awaitsTarget(RequestOutputStream ros) {
+        return ros.response_expected() || ros.syncScope() == org.omg.Messaging.SYNC_WITH_TARGET.value;
     }
 
     /** The peer a site hello goes to: the request's connection (a new connection gets a hello at once). */
