@@ -13,7 +13,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * Issue 15 §3.2b: an orphan (its class holds the monitor through a runnable actor H) parks until H suspends in
  * an outgoing call. H, beginning the call, wakes the orphans registered for its class in
- * {@code ORPHANS_BY_CLASS}. The orphan registers and <em>then</em> looks at H again ({@code Monitor.enterSlow}):
+ * {@code ORPHANS_BY_CLASS}. The orphan registers and <em>then</em> looks at H again ({@code MonitorContention.enterSlow}):
  * one of the two sees the other, so the orphan takes over at once or is woken. Result: the orphan's look saw H
  * suspended (1/0), H's scan found the orphan registered (1/0). (0, 0) would be a lost wake-up. The old order
  * (look, then register) allows it: {@link Old}.

@@ -46,7 +46,7 @@ import org.dthreads.monitor.spi.RemoteMonitors;
  *
  * <h2>Ordering</h2>
  * An orphan registers its monitor in {@code ORPHANS_BY_CLASS} and then re-reads the holder's state (see
- * {@code Monitor.enterSlow}); a thread beginning an outgoing call writes {@code outgoingCalls} (volatile) and
+ * {@code MonitorContention.enterSlow}); a thread beginning an outgoing call writes {@code outgoingCalls} (volatile) and
  * then reads {@code ORPHANS_BY_CLASS}: one of the two sees the other, so the orphan either takes over at once
  * or is woken ({@link Monitor#wakeOrphans}; an unpark before the park is kept as its permit).
  * <p>An interrupter sets {@code classInterruptPending} and then re-reads {@code SUSPENDED}; the call's end
