@@ -64,7 +64,14 @@ final class Monitor extends WaitSet {
 
     static {
         try {
-            OWNER = MethodHandles.lookup().findVarHandle(Monitor.class, "owner", Hold.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            OWNER = lookup.findVarHandle(Monitor.class, "owner", Hold.class);
+            // the helpers, initialized with it: a class first used deep in a stack (a contended enter or a wait at
+            // the end of a recursion) fails to initialize there and stays unusable for good
+            lookup.ensureInitialized(MonitorContention.class);
+            lookup.ensureInitialized(MonitorWaits.class);
+            lookup.ensureInitialized(MonitorLeases.class);
+            lookup.ensureInitialized(MonitorRows.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

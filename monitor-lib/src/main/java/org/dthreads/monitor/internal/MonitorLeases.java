@@ -10,10 +10,10 @@ package org.dthreads.monitor.internal;
  * The rule (issue 15 §3): the check that a lease holds the monitor and what it does with the hold are one step
  * under the queue lock (the monitor's native monitor), which a revocation holds too. So a lease revoked after
  * its caller found it valid either acts before the revocation or finds it no longer holds, and never acts on
- * the hold of a contender that took the monitor meanwhile. A revocation writes {@code depth},
- * {@code activations} and {@code pinnedKey} (plain, through the monitor's accessors) under that lock, for the
- * lease that is the active actor: the lease's own thread is then blocked in it or gone, its levels are dropped
- * with the lease marked revoked first.
+ * the hold of a contender that took the monitor meanwhile. A revocation acts for the expired lease that is the
+ * active actor: under that lock it marks the lease revoked, then writes {@code depth}, {@code activations} and
+ * {@code pinnedKey} (plain, through the monitor's accessors) and the owner, so the lease's server thread, whose
+ * every step on the hold takes that lock too, finds it no longer holds.
  *
  * <h2>Ordering</h2>
  * The revocation's volatile write of the owner (handing back to a suspended local hold, or freeing) is followed
