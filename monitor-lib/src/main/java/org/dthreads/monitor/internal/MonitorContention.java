@@ -75,7 +75,7 @@ final class MonitorContention {
                     if (outcome == Monitor.BLOCKED_ORPHAN) {
                         // register, then look again: a holder that suspended after our look and before the
                         // registration found nobody to wake (see InterruptRouting, "Ordering")
-                        InterruptRouting.orphanBlocked(me, cls, m);
+                        WaitsAndOrphans.orphanBlocked(me, cls, m);
                         continue;
                     }
                 }
@@ -88,7 +88,7 @@ final class MonitorContention {
         } finally {
             if (node != null && node.orphan) {
                 try {
-                    InterruptRouting.orphanUnblocked(me, cls);
+                    WaitsAndOrphans.orphanUnblocked(me, cls);
                 } catch (Throwable ignored) {
                     // bookkeeping only; must not fail an enter that has acquired (see finishEntry)
                 }
@@ -235,7 +235,7 @@ final class MonitorContention {
                 }
                 if (!node.orphan) {
                     m.markOrphan(node, true);
-                    InterruptRouting.orphanBlocked(me, cls, m);
+                    WaitsAndOrphans.orphanBlocked(me, cls, m);
                     continue; // registered: look again before parking (see enterSlow)
                 }
                 parkForEntry(m, me);
@@ -247,7 +247,7 @@ final class MonitorContention {
         } finally {
             if (node != null) {
                 m.dequeue(node);
-                InterruptRouting.orphanUnblocked(me, cls);
+                WaitsAndOrphans.orphanUnblocked(me, cls);
             }
             if (interrupted) {
                 Thread.currentThread().interrupt();

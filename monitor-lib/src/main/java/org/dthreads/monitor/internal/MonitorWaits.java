@@ -38,7 +38,7 @@ final class MonitorWaits {
         boolean notified = false;
         boolean interruptedWhileReacquiring = false;
         try {
-            InterruptRouting.waitStarted(node);
+            WaitsAndOrphans.waitStarted(node);
             released = release(m, me, cls, node);
             if (released) {
                 if (m.queuedEntrants > 0) {
@@ -51,7 +51,7 @@ final class MonitorWaits {
         } finally {
             try {
                 notified = m.leaveWaitSet(node);
-                InterruptRouting.waitEnded(node);
+                WaitsAndOrphans.waitEnded(node);
             } catch (Throwable t) {
                 // the stack is still exhausted here: no call. Notifies skip and drop an abandoned node.
                 node.state = WaitNode.CANCELLED;
