@@ -19,13 +19,10 @@ import org.dthreads.internal.KernelLink;
  * <h2>What guards what</h2>
  * <ul>
  *   <li>{@link #SUSPENDED} (thread -> its actor while in an outgoing call; see {@link SuspendedThreads}:
- *       it retains no dead thread), {@link WaitsAndOrphans#WAITS_BY_CLASS}
- *       (class -> its pending emulated waits here), {@link WaitsAndOrphans#ORPHANS_BY_CLASS} (class -> monitors where
- *       orphans of it park): concurrent maps with concurrent key sets; no lock of ours is held while they are
- *       used. A set is changed only inside the map's {@code compute}/{@code computeIfPresent} for its key
- *       (atomic per key: the map locks the key's bin), and dropped there once empty, so an add never lands in
- *       a set that a concurrent removal has just dropped (issue 15 §3). Readers iterate a set they got without
- *       the bin lock (weakly consistent).</li>
+ *       it retains no dead thread), and the registries {@link WaitsAndOrphans#WAITS_BY_CLASS} (class -> its
+ *       pending emulated waits here) and {@link WaitsAndOrphans#ORPHANS_BY_CLASS} (class -> monitors where
+ *       orphans of it park): concurrent maps; no lock of ours is held while they are used (how a registry's
+ *       sets change atomically per key: see {@link WaitsAndOrphans}).</li>
  *   <li>An actor's {@code classInterruptPending} (an atomic boolean) is the one interrupt kept for its
  *       class: whoever flips it true -> false delivers it, so it is delivered once.
  *       {@link #PENDING_CLASS_INTERRUPTS} counts the true ones so waits skip the scan when it is 0.</li>
@@ -39,21 +36,22 @@ import org.dthreads.internal.KernelLink;
  *
  * <h2>Ordering</h2>
  * An orphan registers its monitor in {@code ORPHANS_BY_CLASS} and then re-reads the holder's state (see
- * {@code MonitorContention.enterSlow}); a thread beginning an outgoing call writes {@code outgoingCalls} (volatile) and
- * then reads {@code ORPHANS_BY_CLASS}: one of the two sees the other, so the orphan either takes over at once
+ * {@code MonitorContention.enterSlow}); a thread beginning an outgoing call writes {@code outgoingCalls} (volatile)
+ * and then reads {@code ORPHANS_BY_CLASS}: one of the two sees the other, so the orphan either takes over at once
  * or is woken ({@link Monitor#wakeOrphans}; an unpark before the park is kept as its permit).
- * <p>An interrupter sets {@code classInterruptPending} and then re-reads {@code SUSPENDED}; the call's end
- * removes itself from {@code SUSPENDED} and then takes {@code classInterruptPending}. One of the two sees
- * the other, so an interrupt that raced with the end of the call is delivered to the thread itself.
- * Forwarding to the site the call went to runs on a daemon thread; the call's end waits (bounded) for its
- * outcome before deciding whether the interrupt is still its own. Who decides is settled on one field, the
- * actor's {@code interruptForward}: an interrupter that forwards puts its latch there by compare-and-set, the
- * outermost call's end swaps in {@link InterruptForwarding#CALL_ENDED}. If the latch got in first, the end waits for it and alone
- * decides (the interrupter returns); if the end came first, nothing is forwarded and the interrupter and the end
- * decide through {@code SUSPENDED} and the flag as above. (Before, the interrupter also re-read {@code SUSPENDED}
- * after forwarding: when the callee's wait took the forward and the call returned before the interrupter went on,
- * it took the kept interrupt ahead of the forward's answer and set the caller's status too: delivered twice,
- * the flake of {@code VirtualThreadsTest}'s interrupt cases; {@code InterruptForwardedWhileCallEndsTest}.)
+ * <p>An interrupter sets {@code classInterruptPending} and then re-reads {@code SUSPENDED}; the call's end removes
+ * itself from {@code SUSPENDED} and then takes {@code classInterruptPending}. One of the two sees the other, so an
+ * interrupt that raced with the end of the call is delivered to the thread itself. Forwarding to the site the call
+ * went to runs on a daemon thread; the call's end waits (bounded) for its outcome before deciding whether the
+ * interrupt is still its own. Who decides is settled on one field, the actor's {@code interruptForward}: an
+ * interrupter that forwards puts its latch there by compare-and-set, the outermost call's end swaps in
+ * {@link InterruptForwarding#CALL_ENDED} (see {@link InterruptForwarding}). If the latch got in first, the end
+ * waits for it and alone decides (the interrupter returns); if the end came first, nothing is forwarded and the
+ * interrupter and the end decide through {@code SUSPENDED} and the flag as above. (Before, the interrupter also
+ * re-read {@code SUSPENDED} after forwarding: when the callee's wait took the forward and the call returned before
+ * the interrupter went on, it took the kept interrupt ahead of the forward's answer and set the caller's status
+ * too: delivered twice, the flake of {@code VirtualThreadsTest}'s interrupt cases;
+ * {@code InterruptForwardedWhileCallEndsTest}.)
  */
 final class InterruptRouting {
     /** How many suspended actors keep an interrupt for their class: lets waits skip the look-up. */
