@@ -193,7 +193,7 @@ class MonitorJfrEventsTest {
 
     private static void awaitParked(Thread t) {
         await().atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(1)).alias(t.getName() + " parks").until(() -> t.getState() == Thread.State.WAITING
-                // a parked entrant re-checks every 50 ms for lost exits (Monitor.parkForEntry): TIMED_WAITING
+                // a parked entrant re-checks every 50 ms for lost exits (MonitorContention.parkForEntry): TIMED_WAITING
                 || t.getState() == Thread.State.TIMED_WAITING
                 || t.getState() == Thread.State.TERMINATED && fail(t));
     }

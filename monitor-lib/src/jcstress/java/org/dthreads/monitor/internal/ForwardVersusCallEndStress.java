@@ -38,7 +38,7 @@ public class ForwardVersusCallEndStress {
     public void interrupter(IIII_Result r) {
         InterruptRouting.keepClassInterrupt(caller);
         CountDownLatch done = new CountDownLatch(1);
-        if (InterruptRouting.claimForward(caller, done)) {
+        if (InterruptForwarding.claimForward(caller, done)) {
             r.r1 = 1; // the callee's wait took it (DELIVERED): withdraw the kept one, answer
             InterruptRouting.takeKeptInterrupt(caller);
             done.countDown();
@@ -49,7 +49,7 @@ public class ForwardVersusCallEndStress {
 
     @org.openjdk.jcstress.annotations.Actor
     public void callEnds(IIII_Result r) {
-        CountDownLatch forward = InterruptRouting.endForwards(caller);
+        CountDownLatch forward = InterruptForwarding.endForwards(caller);
         InterruptRouting.SUSPENDED.remove(caller);
         if (forward != null) {
             while (forward.getCount() != 0) {

@@ -13,7 +13,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * Issue 15 §3.2b: an orphan (its class holds the monitor through a runnable actor H) parks until H suspends in
  * an outgoing call. H, beginning the call, wakes the orphans registered for its class in
- * {@code ORPHANS_BY_CLASS}. The orphan registers and <em>then</em> looks at H again ({@code Monitor.enterSlow}):
+ * {@code ORPHANS_BY_CLASS}. The orphan registers and <em>then</em> looks at H again ({@code MonitorContention.enterSlow}):
  * one of the two sees the other, so the orphan takes over at once or is woken. Result: the orphan's look saw H
  * suspended (1/0), H's scan found the orphan registered (1/0). (0, 0) would be a lost wake-up. The old order
  * (look, then register) allows it: {@link Old}.
@@ -26,7 +26,7 @@ public class OrphanRegistrationVersusSuspendStress {
     }
 
     static int registered(long cls, Monitor m) {
-        Set<Monitor> set = InterruptRouting.ORPHANS_BY_CLASS.get(cls);
+        Set<Monitor> set = WaitsAndOrphans.ORPHANS_BY_CLASS.get(cls);
         return set != null && set.contains(m) ? 1 : 0;
     }
 
@@ -41,7 +41,7 @@ public class OrphanRegistrationVersusSuspendStress {
 
         @org.openjdk.jcstress.annotations.Actor
         public void orphan(II_Result r) {
-            InterruptRouting.orphanBlocked(Actor.current(), cls, m); // the runtime's registration (logs once a minute)
+            WaitsAndOrphans.orphanBlocked(Actor.current(), cls, m); // the runtime's registration (logs once a minute)
             r.r1 = holder.isSuspended() ? 1 : 0;
         }
 
@@ -53,7 +53,7 @@ public class OrphanRegistrationVersusSuspendStress {
 
         @org.openjdk.jcstress.annotations.Arbiter
         public void cleanUp(II_Result r) {
-            InterruptRouting.ORPHANS_BY_CLASS.remove(cls);
+            WaitsAndOrphans.ORPHANS_BY_CLASS.remove(cls);
         }
     }
 
@@ -70,7 +70,7 @@ public class OrphanRegistrationVersusSuspendStress {
         @org.openjdk.jcstress.annotations.Actor
         public void orphan(II_Result r) {
             r.r1 = holder.isSuspended() ? 1 : 0;
-            InterruptRouting.orphanBlocked(Actor.current(), cls, m); // the runtime's registration (logs once a minute)
+            WaitsAndOrphans.orphanBlocked(Actor.current(), cls, m); // the runtime's registration (logs once a minute)
         }
 
         @org.openjdk.jcstress.annotations.Actor
@@ -81,7 +81,7 @@ public class OrphanRegistrationVersusSuspendStress {
 
         @org.openjdk.jcstress.annotations.Arbiter
         public void cleanUp(II_Result r) {
-            InterruptRouting.ORPHANS_BY_CLASS.remove(cls);
+            WaitsAndOrphans.ORPHANS_BY_CLASS.remove(cls);
         }
     }
 }

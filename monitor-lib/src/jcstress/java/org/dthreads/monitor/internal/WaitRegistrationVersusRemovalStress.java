@@ -28,23 +28,23 @@ public class WaitRegistrationVersusRemovalStress {
     final WaitNode starting = new WaitNode(new Actor(null), cls, null);
 
     public WaitRegistrationVersusRemovalStress() {
-        InterruptRouting.waitStarted(ending);
+        WaitsAndOrphans.waitStarted(ending);
     }
 
     @org.openjdk.jcstress.annotations.Actor
     public void lastWaitEnds() {
-        InterruptRouting.waitEnded(ending);
+        WaitsAndOrphans.waitEnded(ending);
     }
 
     @org.openjdk.jcstress.annotations.Actor
     public void newWaitStarts() {
-        InterruptRouting.waitStarted(starting);
+        WaitsAndOrphans.waitStarted(starting);
     }
 
     @Arbiter
     public void check(I_Result r) {
-        Set<WaitNode> set = InterruptRouting.WAITS_BY_CLASS.get(cls);
+        Set<WaitNode> set = WaitsAndOrphans.WAITS_BY_CLASS.get(cls);
         r.r1 = set != null && set.contains(starting) ? 1 : 0;
-        InterruptRouting.WAITS_BY_CLASS.remove(cls);
+        WaitsAndOrphans.WAITS_BY_CLASS.remove(cls);
     }
 }

@@ -11,7 +11,7 @@ import org.openjdk.jcstress.infra.results.II_Result;
 /**
  * A waiter with a tiny timeout races a notifier (JLS 17.2.4): if the notify found the waiter in the wait
  * set, the waiter must report it was notified; a waiter that timed out must not have swallowed a notify.
- * r1: 0 = notified, 2 = timed out (Monitor.waitOn); r2: 1 = the notify reached a waiter, 0 = wait set empty.
+ * r1: 0 = notified, 2 = timed out (MonitorWaits.waitOn); r2: 1 = the notify reached a waiter, 0 = wait set empty.
  */
 @JCStressTest
 @Outcome(id = "0, 1", expect = Expect.ACCEPTABLE, desc = "notified while waiting")

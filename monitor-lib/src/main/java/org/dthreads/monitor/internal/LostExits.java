@@ -20,7 +20,7 @@ import org.dthreads.internal.KernelLink;
  * makes no call: it takes {@link #LOCK} with {@code monitorenter} (the JVM's own code, which runs in the
  * stack's shadow zone and throws no {@code StackOverflowError}) and writes the arrays. An exit that
  * committed but whose wake-up failed is recorded in {@link #lostWake}; parked entrants also re-check on a
- * bounded timer (see {@code Monitor.parkForEntry}), so a lost wake-up costs at most that delay.
+ * bounded timer (see {@code MonitorContention.parkForEntry}), so a lost wake-up costs at most that delay.
  *
  * <h2>What guards what; ordering</h2>
  * {@link #KEYS}, {@link #LEVELS} and {@link #UNRECORDED} are read and written only under {@link #LOCK}.
@@ -162,7 +162,7 @@ public final class LostExits {
                 }
                 Monitor m = MonitorRuntime.TABLE.get(key);
                 int levels = LEVELS[i];
-                int unmatched = m == null ? levels : m.payLostLevels(levels);
+                int unmatched = m == null ? levels : payLostLevels(m, levels);
                 // committed: no call between the payment and clearing its slot
                 LEVELS[i] = 0;
                 KEYS[i] = null;
@@ -177,6 +177,40 @@ public final class LostExits {
             pendingRepairs = false;
         }
         return outcome;
+    }
+
+    /**
+     * Releases {@code levels} levels of {@code m} whose exits a stack overflow lost, for whichever actor holds the
+     * monitor; the class comment's rules guarantee that the holder's thread does not touch the depth meanwhile.
+     * Under the monitor's queue lock: its owner, depth and activations are written as a release or a hand-back
+     * would (through its accessors named by access mode). Every write comes after the last call, so a failure
+     * changes nothing. Wakes nobody (the caller does, after recording the payment). Returns how many levels
+     * matched no held level and were not paid.
+     */
+    private static int payLostLevels(Monitor m, int levels) {
+        synchronized (m) {
+            if (m.getOwnerVolatile() == null || m.remote != null) {
+                return levels;
+            }
+            int d = m.getDepthPlain() - levels;
+            Activation top = m.getActivationsPlain();
+            if (top != null && d <= top.baseDepth) {
+                top.suspended.actor.addFrozenHolds(-1);
+                m.setDepthPlain(top.baseDepth);
+                m.setActivationsPlain(top.next);
+                m.setOwnerVolatile(top.suspended);
+                return top.baseDepth - d;
+            }
+            if (d > 0) {
+                m.setDepthPlain(d);
+                return 0;
+            }
+            if (m.waiting == 0) {
+                m.setPinnedKeyPlain(null);
+            }
+            m.setOwnerVolatile(null);
+            return -d;
+        }
     }
 
     /** Moves the ring's entries into the slots, one level each. Under {@link #LOCK}. */

@@ -2,25 +2,31 @@ package org.dthreads.monitor.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
-import org.dthreads.monitor.internal.jfr.MonitorEvents;
 
 /**
  * The emulated monitor of one object: owned by a thread equivalence class, re-entrant, with a wait set.
- * This class is the ownership (enter, exit, take-over by another thread of the class, hand-back, wait's
- * release and re-acquire, lease revocation); its base classes hold the {@link WaitSet} and the
- * {@link EntrantQueue}, in the same object so the hot paths pay no indirection.
+ * This class is the ownership: its state, the uncontended enter and exit, the release of a level and the
+ * hand-back to a suspended hold, retirement and inflation. Its base classes hold the {@link WaitSet} and the
+ * {@link EntrantQueue}, in the same object so the hot paths pay no indirection. The slower jobs are static
+ * helpers over this state, each with its own design comment: {@link MonitorContention} (the slow path of enter,
+ * take-over, orphans, parking), {@link MonitorWaits} ({@code Object.wait}), {@link MonitorLeases} (a remote
+ * holder's exit and notify, lease revocation), {@link MonitorRows} (diagnostics rows), and
+ * {@link LostExits} (paying lost exits). They reach the state through the accessors named by access mode below.
+ * The uncontended paths ({@link #tryEnterFast}, an active actor's {@link #exit}) use the fields directly; only
+ * their slow branches (a lease, an actor that is not the active one) call into the helpers.
  *
  * <h2>State and what guards it</h2>
  * <ul>
  *   <li>{@link #owner}: the {@link Hold} (class + acting actor) or {@code null} when free. Changed only by
  *       CAS from {@code null} (acquire) or by the active actor (release, hand-over to a nested activation
  *       and back). Read and written only through its accessors named by access mode
- *       ({@link #getOwnerVolatile}, {@code casOwner}, {@code setOwnerVolatile}): every change is a volatile
+ *       ({@link #getOwnerVolatile}, {@link #casOwner}, {@link #setOwnerVolatile}): every change is a volatile
  *       write; every ownership check is a volatile read. This is
  *       the only field the uncontended paths touch besides {@link #depth}.</li>
  *   <li>{@link #depth}, {@link #activations}, {@link #pinnedKey}: guarded by ownership. Only the active
- *       actor's thread reads or writes them. Ownership passes with a volatile write of {@code owner}
+ *       actor's thread reads or writes them (the helpers through the {@code get/set...Plain} accessors), or a
+ *       thread acting for it under the queue lock (a lease's revocation, a lost exit's payment; dumps read them
+ *       there, perhaps a moment stale). Ownership passes with a volatile write of {@code owner}
  *       (release) followed by a volatile read/CAS of it by the next actor (acquire), so each new actor
  *       sees its predecessor's writes.</li>
  *   <li>the entrant queue and wait set (in {@link EntrantQueue} and {@link WaitSet}):
@@ -58,7 +64,14 @@ final class Monitor extends WaitSet {
 
     static {
         try {
-            OWNER = MethodHandles.lookup().findVarHandle(Monitor.class, "owner", Hold.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            OWNER = lookup.findVarHandle(Monitor.class, "owner", Hold.class);
+            // the helpers, initialized with it: a class first used deep in a stack (a contended enter or a wait at
+            // the end of a recursion) fails to initialize there and stays unusable for good
+            lookup.ensureInitialized(MonitorContention.class);
+            lookup.ensureInitialized(MonitorWaits.class);
+            lookup.ensureInitialized(MonitorLeases.class);
+            lookup.ensureInitialized(MonitorRows.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -97,12 +110,12 @@ final class Monitor extends WaitSet {
     /** The permanent owner of a stub's monitor: no thread class is 0, so no actor ever matches it. */
     private static final Hold REMOTE_REFERENCE = new Hold(new Actor(null), 0L);
     /** The permanent owner of a monitor a table sweep dropped: every CAS from free fails on it. */
-    private static final Hold RETIRED = new Hold(new Actor(null), 0L);
+    static final Hold RETIRED = new Hold(new Actor(null), 0L);
     /**
      * The owner of a monitor inflated from a thin slot value until {@link #resolveInflation} says whose it is (see
      * {@link ThinLock}, "Copies"): no actor matches it and its class is none, so everyone blocks meanwhile.
      */
-    private static final Hold INFLATING = new Hold(new Actor(null), 0L);
+    static final Hold INFLATING = new Hold(new Actor(null), 0L);
     /** The thin value this monitor replaced, until {@link #resolveInflation}; written before publication. */
     private ThinLock inflatedFrom;
 
@@ -121,12 +134,34 @@ final class Monitor extends WaitSet {
         return owner;
     }
 
-    private boolean casOwner(Hold expected, Hold update) {
+    boolean casOwner(Hold expected, Hold update) {
         return OWNER.compareAndSet(this, expected, update);
     }
 
-    private void setOwnerVolatile(Hold h) {
+    void setOwnerVolatile(Hold h) {
         owner = h;
+    }
+
+    // ---- plain accessors of the owner-confined state, for the helpers (the hot paths use the fields) ----
+
+    int getDepthPlain() {
+        return depth;
+    }
+
+    void setDepthPlain(int d) {
+        depth = d;
+    }
+
+    Activation getActivationsPlain() {
+        return activations;
+    }
+
+    void setActivationsPlain(Activation a) {
+        activations = a;
+    }
+
+    void setPinnedKeyPlain(Object key) {
+        pinnedKey = key;
     }
 
     @Override
@@ -220,178 +255,11 @@ final class Monitor extends WaitSet {
     }
 
     /**
-     * Tries a few times, spinning, before queueing: on a multi-core machine the holder of a short critical
-     * section often releases within a few hundred nanoseconds, much less than a park/unpark round trip.
-     * Bounded: this is not polling, the thread parks if the monitor stays busy.
-     */
-    private static final int SPINS = Runtime.getRuntime().availableProcessors() > 1 ? 64 : 0;
-
-    /**
-     * Returns false (not entered) only if the monitor was retired, or {@code me} is a lease that was revoked
-     * (see {@link #tryEnter}): the caller looks the key up again.
+     * Returns false (not entered) only if the monitor was retired, or {@code me} is a lease that was revoked:
+     * the caller looks the key up again. Spins, queues and parks in {@link MonitorContention#enterSlow}.
      */
     boolean enterSlow(Actor me, long cls, Object key) {
-        if (me.frozenHolds == 0 && !(me instanceof LeaseActor)) {
-            for (int i = 0; i < SPINS; i++) {
-                Thread.onSpinWait();
-                if (getOwnerVolatile() == null && queuedEntrants == 0 && casOwner(null, me.holdFor(cls))) {
-                    depth = 1;
-                    pinnedKey = key;
-                    return true;
-                }
-            }
-        }
-        Entrant node = null;
-        Object jfr = null;
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                int outcome = tryEnter(me, cls, key);
-                if (outcome == ACTIVE || outcome == RETIRED_MONITOR) {
-                    return outcome == ACTIVE;
-                }
-                if (node == null) {
-                    node = enqueue(Thread.currentThread(), cls);
-                    jfr = JfrHooks.enterBlocked(this, key, cls);
-                    continue; // re-check after publishing the entrant (see "No lost wake-up")
-                }
-                if (node.orphan != (outcome == BLOCKED_ORPHAN)) {
-                    markOrphan(node, outcome == BLOCKED_ORPHAN);
-                    if (outcome == BLOCKED_ORPHAN) {
-                        // register, then look again: a holder that suspended after our look and before the
-                        // registration found nobody to wake (see InterruptRouting, "Ordering")
-                        InterruptRouting.orphanBlocked(me, cls, this);
-                        continue;
-                    }
-                }
-                parkForEntry(me);
-                node.signalled = false;
-                if (Thread.interrupted()) {
-                    interrupted = true; // monitor entry is not interruptible; restored below
-                }
-            }
-        } finally {
-            if (node != null && node.orphan) {
-                try {
-                    InterruptRouting.orphanUnblocked(me, cls);
-                } catch (Throwable ignored) {
-                    // bookkeeping only; must not fail an enter that has acquired (see finishEntry)
-                }
-            }
-            finishEntry(node, interrupted, jfr);
-        }
-    }
-
-    /**
-     * Leaves the entrant queue after the monitor was acquired. Must not throw (a stack overflow here
-     * would leave the caller owning a monitor it believes it failed to enter): a failure leaves a stale
-     * queue node, which costs spurious wake-ups only.
-     */
-    private void finishEntry(Entrant node, boolean interrupted, Object jfr) {
-        try {
-            if (node != null) {
-                dequeue(node);
-            }
-            MonitorEvents.entered(jfr);
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        } catch (Throwable ignored) {
-            // see above
-        }
-    }
-
-    /**
-     * One attempt to enter: ACTIVE, BLOCKED, BLOCKED_ORPHAN or RETIRED_MONITOR (also for a revoked lease). A
-     * lease acquires and re-enters under the queue lock, where {@link #revokeIfExpired} marks it revoked and
-     * drops its levels: so a lease never adds a level to the hold of whoever took the monitor after its
-     * revocation, nor acquires once revoked (issue 15 §3).
-     */
-    private int tryEnter(Actor me, long cls, Object key) {
-        for (;;) {
-            Hold h = getOwnerVolatile();
-            if (me instanceof LeaseActor lease && (h == null || h.actor == me)) {
-                synchronized (this) {
-                    if (lease.isRevoked()) {
-                        return RETIRED_MONITOR;
-                    }
-                    if (getOwnerVolatile() != h) {
-                        continue;
-                    }
-                    if (h == null) {
-                        if (me.frozenHolds > 0 && isFrozenHereLocked(me)) {
-                            return BLOCKED_ORPHAN;
-                        }
-                        if (!casOwner(null, me.holdFor(cls))) {
-                            continue;
-                        }
-                        depth = 1;
-                        pinnedKey = key;
-                    } else {
-                        depth++;
-                    }
-                    return ACTIVE;
-                }
-            }
-            if (h == null) {
-                if (me.frozenHolds > 0 && isFrozenHere(me)) {
-                    return BLOCKED_ORPHAN;
-                }
-                if (casOwner(null, me.holdFor(cls))) {
-                    depth = 1;
-                    pinnedKey = key;
-                    return ACTIVE;
-                }
-                continue;
-            }
-            if (h == RETIRED) {
-                return RETIRED_MONITOR;
-            }
-            if (h == INFLATING) {
-                resolveInflation(key); // its inflater failed before resolving (a stack overflow): finish it
-                if (getOwnerVolatile() != INFLATING) {
-                    continue;
-                }
-            }
-            if (h.threadClass != cls) {
-                return me.frozenHolds > 0 && isFrozenHere(me) ? BLOCKED_ORPHAN : BLOCKED;
-            }
-            if (h.actor == me) {
-                depth++;
-                return ACTIVE;
-            }
-            int taken = tryTakeOver(h, me, cls);
-            if (taken == TOOK_OVER) {
-                depth++;
-                return ACTIVE;
-            }
-            if (taken == BLOCKED_ORPHAN) {
-                return BLOCKED_ORPHAN;
-            }
-            // the owner changed under us: look again
-        }
-    }
-
-    /**
-     * Another actor of {@code cls} holds the monitor: take over if it is suspended and we are not one of
-     * its frozen predecessors. Returns TOOK_OVER, BLOCKED_ORPHAN, or NOT_OWNER if the owner changed.
-     */
-    private int tryTakeOver(Hold h, Actor me, long cls) {
-        synchronized (this) {
-            if (getOwnerVolatile() != h) {
-                return NOT_OWNER;
-            }
-            if (!h.actor.isSuspended() || isFrozenHereLocked(me)) {
-                return BLOCKED_ORPHAN;
-            }
-            if (h.actor instanceof LeaseActor lease && !lease.tryHandOut()) {
-                return BLOCKED_ORPHAN; // expired: the waiter that revokes it will wake us
-            }
-            activations = new Activation(h, depth, activations);
-            h.actor.addFrozenHolds(1);
-            setOwnerVolatile(me.holdFor(cls));
-            return TOOK_OVER;
-        }
+        return MonitorContention.enterSlow(this, me, cls, key);
     }
 
     // ---- exit ----
@@ -402,11 +270,11 @@ final class Monitor extends WaitSet {
      */
     boolean exit(Actor me, long cls) {
         if (me instanceof LeaseActor lease) {
-            return exitLease(lease, cls);
+            return MonitorLeases.exitLease(this, lease, cls);
         }
         Hold h = getOwnerVolatile();
         if (h == null || !h.isActive(me, cls)) {
-            if (!awaitActivity(me, cls, false)) {
+            if (!MonitorContention.awaitActivity(this, me, cls, false)) {
                 return false;
             }
         }
@@ -414,54 +282,8 @@ final class Monitor extends WaitSet {
         return true;
     }
 
-    /**
-     * A remote holder's exit, run by the server thread acting for its lease. The check that the lease holds
-     * and the release are one step under the queue lock, which {@link #revokeIfExpired} holds: a lease revoked
-     * after {@code remoteExit} found it valid either exits before the revocation or finds it no longer holds,
-     * and never frees the hold of a contender that took the monitor meanwhile (issue 15 §3).
-     */
-    private boolean exitLease(LeaseActor lease, long cls) {
-        for (;;) {
-            synchronized (this) {
-                Hold h = getOwnerVolatile();
-                if (h != null && h.isActive(lease, cls)) {
-                    releaseOne(lease); // its hand-back and wake-up re-enter the (re-entrant) queue lock
-                    return true;
-                }
-            }
-            if (!awaitActivity(lease, cls, false)) {
-                return false; // or blocks while frozen (an orphan), then looks again
-            }
-        }
-    }
-
-    /**
-     * A remote holder's notify under its lease: like {@link #exitLease}, the ownership check and the notify are
-     * one step under the queue lock, so a lease revoked meanwhile never notifies for the contender that took
-     * the monitor. A lease acts only through its own hold (it never takes over a suspended local hold to
-     * notify). Returns false if the lease does not hold the monitor.
-     */
-    boolean notifyForLease(LeaseActor lease, long cls, boolean all) {
-        for (;;) {
-            synchronized (this) {
-                Hold h = getOwnerVolatile();
-                if (h != null && h.isActive(lease, cls)) {
-                    if (all) {
-                        notifyEvery();
-                    } else {
-                        notifyOne();
-                    }
-                    return true;
-                }
-            }
-            if (!awaitActivity(lease, cls, false)) {
-                return false;
-            }
-        }
-    }
-
     /** We are the active actor. Each path's last write commits the exit; nothing after it can fail. */
-    private void releaseOne(Actor me) {
+    void releaseOne(Actor me) {
         int d = depth - 1;
         Activation top = activations;
         if (top != null && d <= top.baseDepth) {
@@ -502,7 +324,7 @@ final class Monitor extends WaitSet {
     }
 
     /** After a wait/notify done by taking over without entering: give the hold back at once. */
-    private void handBackIfEmpty(Actor me) {
+    void handBackIfEmpty(Actor me) {
         Activation top = activations;
         if (top != null && depth == top.baseDepth) {
             handBack(top, me);
@@ -516,38 +338,6 @@ final class Monitor extends WaitSet {
         }
     }
 
-    /**
-     * Releases {@code levels} levels whose exits a stack overflow lost, for whichever actor holds the
-     * monitor; {@link LostExits} guarantees that the holder's thread does not touch the depth meanwhile.
-     * Every write comes after the last call, so a failure changes nothing. Wakes nobody (the caller does,
-     * after recording the payment). Returns how many levels matched no held level and were not paid.
-     */
-    int payLostLevels(int levels) {
-        synchronized (this) {
-            if (owner == null || remote != null) {
-                return levels;
-            }
-            int d = depth - levels;
-            Activation top = activations;
-            if (top != null && d <= top.baseDepth) {
-                top.suspended.actor.addFrozenHolds(-1);
-                depth = top.baseDepth;
-                activations = top.next;
-                setOwnerVolatile(top.suspended);
-                return top.baseDepth - d;
-            }
-            if (d > 0) {
-                depth = d;
-                return 0;
-            }
-            if (waiting == 0) {
-                pinnedKey = null;
-            }
-            setOwnerVolatile(null);
-            return -d;
-        }
-    }
-
     /** The re-entry depth; owner-confined, so meaningful to the active actor only (1: just acquired from free). */
     int activeDepth() {
         return depth;
@@ -556,97 +346,6 @@ final class Monitor extends WaitSet {
     boolean isActiveFor(Actor me, long cls) {
         Hold h = getOwnerVolatile();
         return h != null && h.isActive(me, cls);
-    }
-
-    /**
-     * For exit, wait and notify by an actor that is not the active one: become active (blocking while an
-     * orphan) or report that {@code cls} does not own the monitor. {@code mayTakeOver}: wait and notify
-     * may act for a suspended holder of the class without entering; exit may not.
-     */
-    private boolean awaitActivity(Actor me, long cls, boolean mayTakeOver) {
-        return awaitActivityOutcome(me, cls, mayTakeOver) != NOT_OWNER;
-    }
-
-    private int awaitActivityOutcome(Actor me, long cls, boolean mayTakeOver) {
-        Entrant node = null;
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                int outcome = tryActivity(me, cls, mayTakeOver);
-                if (outcome == ACTIVE || outcome == TOOK_OVER || outcome == NOT_OWNER) {
-                    return outcome;
-                }
-                if (node == null) {
-                    node = enqueue(Thread.currentThread(), cls);
-                    continue;
-                }
-                if (!node.orphan) {
-                    markOrphan(node, true);
-                    InterruptRouting.orphanBlocked(me, cls, this);
-                    continue; // registered: look again before parking (see enterSlow)
-                }
-                parkForEntry(me);
-                node.signalled = false;
-                if (Thread.interrupted()) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (node != null) {
-                dequeue(node);
-                InterruptRouting.orphanUnblocked(me, cls);
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private int tryActivity(Actor me, long cls, boolean mayTakeOver) {
-        for (;;) {
-            Hold h = getOwnerVolatile();
-            if (h != null && h.threadClass == cls) {
-                if (h.actor == me) {
-                    return ACTIVE;
-                }
-                synchronized (this) {
-                    if (getOwnerVolatile() != h) {
-                        continue;
-                    }
-                    boolean frozen = isFrozenHereLocked(me);
-                    if (!frozen && !h.actor.isSuspended()) {
-                        // the class owns it through a runnable actor: we are an orphan of it
-                        return BLOCKED_ORPHAN;
-                    }
-                    if (frozen) {
-                        return BLOCKED_ORPHAN;
-                    }
-                    if (!mayTakeOver) {
-                        return NOT_OWNER;
-                    }
-                    if (h.actor instanceof LeaseActor lease && !lease.tryHandOut()) {
-                        return BLOCKED_ORPHAN;
-                    }
-                    activations = new Activation(h, depth, activations);
-                    h.actor.addFrozenHolds(1);
-                    setOwnerVolatile(me.holdFor(cls));
-                    return TOOK_OVER;
-                }
-            }
-            if (me.frozenHolds > 0) {
-                // the owner read above and the frozen levels are one look under the queue lock: a stale owner
-                // with levels handed back meanwhile (our hold is the owner now) must not read as NOT_OWNER
-                synchronized (this) {
-                    if (getOwnerVolatile() != h) {
-                        continue;
-                    }
-                    if (isFrozenHereLocked(me)) {
-                        return BLOCKED_ORPHAN;
-                    }
-                }
-            }
-            return NOT_OWNER;
-        }
     }
 
     // ---- wait / notify ----
@@ -666,7 +365,7 @@ final class Monitor extends WaitSet {
         if (h != null && h.isActive(me, cls)) {
             return ACTIVE;
         }
-        return awaitActivityOutcome(me, cls, true);
+        return MonitorContention.awaitActivityOutcome(this, me, cls, true);
     }
 
     void endTakeOver(Actor me, int begun) {
@@ -675,143 +374,9 @@ final class Monitor extends WaitSet {
         }
     }
 
-    /**
-     * Releases the whole depth (and any activations of the class), waits for a notify, the timeout or an
-     * interrupt, then re-acquires and restores it. Returns INTERRUPTED if the wait ended by interrupt (the
-     * caller throws), NOTIFIED or TIMED_OUT (which {@code Object.wait} does not tell apart), or NOT_OWNER
-     * (nothing changed) if {@code me} is a lease revoked since the caller's ownership check.
-     * {@code timeoutNanos <= 0} means no timeout.
-     */
+    /** {@code Object.wait}: see {@link MonitorWaits#waitOn} (NOTIFIED, TIMED_OUT, INTERRUPTED or NOT_OWNER). */
     int waitOn(Actor me, long cls, Object key, long timeoutNanos, int begun) {
-        Object jfr = MonitorEvents.waitBegins();
-        Thread self = Thread.currentThread();
-        WaitNode node = new WaitNode(me, cls, self);
-        addWaiter(node); // counts the wait in awaiting until waitDone
-        // From here on an Error (a stack overflow, an OOM) must neither leave the node for a later notify
-        // to be spent on nor return without the monitor: the finally below undoes both.
-        boolean released = false;
-        boolean interrupted = false;
-        boolean notified = false;
-        boolean interruptedWhileReacquiring = false;
-        try {
-            InterruptRouting.waitStarted(node);
-            released = release(me, cls, node);
-            if (released) {
-                if (queuedEntrants > 0) {
-                    wakeEntrants(false);
-                }
-                // an interrupt kept for the class while we were registering: as if it came during the wait
-                interrupted = InterruptRouting.takeClassInterrupt(cls);
-                interrupted = parkUntilSignalled(node, timeoutNanos, interrupted);
-            }
-        } finally {
-            try {
-                notified = leaveWaitSet(node);
-                InterruptRouting.waitEnded(node);
-            } catch (Throwable t) {
-                // the stack is still exhausted here: no call. Notifies skip and drop an abandoned node.
-                node.state = WaitNode.CANCELLED;
-                throw t;
-            } finally {
-                if (released) {
-                    interruptedWhileReacquiring = reacquire(me, cls, key, node);
-                }
-                // skipped only if the re-acquire failed: the monitor is then never retired. Until here the
-                // node's saved activations count as frozen levels (a notified or timed-out waiter keeps them)
-                waitDone(node);
-            }
-        }
-        if (!released) {
-            return NOT_OWNER; // a lease revoked since the caller's check: it held nothing to wait with
-        }
-        if (begun == TOOK_OVER) {
-            handBackIfEmpty(me);
-        }
-        JfrHooks.waited(jfr, this, key, node, timeoutNanos, notified, interrupted);
-        if (interrupted && !notified) {
-            if (interruptedWhileReacquiring) {
-                self.interrupt();
-            }
-            return INTERRUPTED;
-        }
-        if (interrupted || interruptedWhileReacquiring) {
-            self.interrupt(); // notified and interrupted: return normally, interrupt still pending
-        }
-        return notified ? NOTIFIED : TIMED_OUT;
-    }
-
-    /**
-     * A wait's release of the whole depth, under the queue lock. For a lease the check that it still holds and
-     * the release are one step, as in {@link #exitLease}: a lease revoked after the caller's check (its expiry
-     * was read before the wait was counted, see {@link LeaseActor#beginWait}) releases nothing, and never the
-     * hold of the contender that took the monitor (issue 15 §3). Returns whether it released.
-     */
-    private boolean release(Actor me, long cls, WaitNode node) {
-        synchronized (this) {
-            if (me instanceof LeaseActor lease) {
-                Hold h = getOwnerVolatile();
-                if (lease.isRevoked() || h == null || !h.isActive(me, cls)) {
-                    return false;
-                }
-            }
-            node.savedDepth = depth;
-            node.savedActivations = activations;
-            activations = null;
-            // pinnedKey stays: waiting > 0
-            setOwnerVolatile(null);
-            return true;
-        }
-    }
-
-    /** Parks until notified, timed out or interrupted; returns whether interrupted. */
-    private boolean parkUntilSignalled(WaitNode node, long timeoutNanos, boolean interrupted) {
-        boolean timed = timeoutNanos > 0;
-        long deadline = timed ? System.nanoTime() + timeoutNanos : 0L;
-        while (!interrupted && node.state == WaitNode.WAITING) {
-            if (timed) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0L) {
-                    break;
-                }
-                LockSupport.parkNanos(this, remaining);
-            } else {
-                LockSupport.park(this);
-            }
-            if (Thread.interrupted()) {
-                return true;
-            }
-        }
-        return interrupted;
-    }
-
-
-    /** Takes the monitor back from free and restores the saved depth and activations. */
-    private boolean reacquire(Actor me, long cls, Object key, WaitNode saved) {
-        Entrant node = null;
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                if (getOwnerVolatile() == null && casOwner(null, me.holdFor(cls))) {
-                    depth = saved.savedDepth;
-                    activations = saved.savedActivations;
-                    pinnedKey = key;
-                    return interrupted;
-                }
-                if (node == null) {
-                    node = enqueue(Thread.currentThread(), cls);
-                    continue;
-                }
-                parkForEntry(me);
-                node.signalled = false;
-                if (Thread.interrupted()) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (node != null) {
-                dequeue(node);
-            }
-        }
+        return MonitorWaits.waitOn(this, me, cls, key, timeoutNanos, begun);
     }
 
     /** Whether {@code cls} owns the monitor (through any of its actors): {@code holdsLock}. */
@@ -820,86 +385,19 @@ final class Monitor extends WaitSet {
         return h != null && h.threadClass == cls;
     }
 
-    // ---- remote leases ----
+    // ---- remote leases: see MonitorLeases ----
 
-    /**
-     * Revokes an expired lease that holds the monitor: the levels it held are dropped (handing back to a
-     * suspended local hold if the lease had taken over, else freeing the monitor). Returns true if it did.
-     */
+    /** Revokes {@code lease} if it expired and holds the monitor; see {@link MonitorLeases#revokeIfExpired}. */
     boolean revokeIfExpired(LeaseActor lease) {
-        synchronized (this) {
-            Hold h = getOwnerVolatile();
-            if (h == null || h.actor != lease || !lease.isExpired()) {
-                return false;
-            }
-            lease.markRevoked();
-            Activation top = activations;
-            if (top != null) {
-                depth = top.baseDepth;
-                activations = top.next;
-                setOwnerVolatile(top.suspended);
-                top.suspended.actor.addFrozenHolds(-1);
-            } else {
-                if (waiting == 0) {
-                    pinnedKey = null;
-                }
-                setOwnerVolatile(null);
-            }
-        }
-        wakeEntrants(true);
-        return true;
+        return MonitorLeases.revokeIfExpired(this, lease);
     }
 
-    // ---- parking ----
-
-    /**
-     * Parks for entry. While the monitor is held by an expired-able lease, parks no longer than the lease
-     * and revokes it once expired, so a dead remote holder cannot block local threads for ever. Parks no
-     * longer than {@link #REPAIR_BACKSTOP_NANOS} either, then settles lost exits if any are pending.
-     */
-    private void parkForEntry(Actor me) {
-        Hold h = getOwnerVolatile();
-        if (h != null && h.actor instanceof LeaseActor lease && lease != me) {
-            long remaining = lease.remainingNanos();
-            if (remaining <= 0L) {
-                revokeIfExpired(lease);
-                return;
-            }
-            LockSupport.parkNanos(this, Math.min(remaining, REPAIR_BACKSTOP_NANOS));
-        } else {
-            LockSupport.parkNanos(this, REPAIR_BACKSTOP_NANOS);
-        }
-        if (LostExits.pendingRepairs) {
-            LostExits.settleQuietly(); // a debt recorded after we parked: its holder may never come back
-        }
+    /** A remote holder's notify under its lease; see {@link MonitorLeases#notifyForLease}. */
+    boolean notifyForLease(LeaseActor lease, long cls, boolean all) {
+        return MonitorLeases.notifyForLease(this, lease, cls, all);
     }
 
-    /**
-     * How long an entrant parks at most before it re-checks for lost exits ({@link LostExits}) and its
-     * wake-up: the only wake-up path when a stack overflow interrupted an exit or its wake-up and the
-     * holder makes no further monitor operation. Parked entrants only: no cost to the paths that acquire.
-     */
-    private static final long REPAIR_BACKSTOP_NANOS = 50_000_000L;
-
-    private boolean isFrozenHere(Actor me) {
-        synchronized (this) {
-            return isFrozenHereLocked(me);
-        }
-    }
-
-    /**
-     * Whether some of {@code me}'s levels are held here by another actor of its class, or saved by a wait of
-     * another actor that has not re-acquired yet (waiting, or notified or timed out and re-acquiring).
-     */
-    private boolean isFrozenHereLocked(Actor me) {
-        Activation a = activations;
-        if (a != null && a.contains(me)) {
-            return true;
-        }
-        return isFrozenInWaitSetLocked(me);
-    }
-
-    // ---- dump ----
+    // ---- dump and diagnostics (issue 17): rows built by MonitorRows ----
 
     /** Whether the monitor is worth a line in a dump: owned, waited on or queued. */
     boolean isBusy() {
@@ -910,68 +408,13 @@ final class Monitor extends WaitSet {
         return h != null && h != RETIRED || waiting > 0 || queuedEntrants > 0;
     }
 
-    /**
-     * A snapshot row of JDK types only: {identityHash, typeName, ownerClass (Long, 0 = free), depth,
-     * acting (String), waiterClasses (long[]), entrantClasses (long[]), remotePeer (String or null),
-     * leaseRemainingMillis (Long, -1 if none), suspendedHolds (Integer)}.
-     */
+    /** The dump's row; see {@link MonitorRows#snapshot} for the columns. */
     Object[] snapshot() {
-        if (remote != null) {
-            return remote.snapshot(identityHash, null);
-        }
-        synchronized (this) {
-            Hold h = getOwnerVolatile();
-            long[] waiters = waiterClassesLocked();
-            long[] queued = entrantClassesLocked();
-            int suspended = 0;
-            for (Activation a = activations; a != null; a = a.next) {
-                suspended++;
-            }
-            String peer = null;
-            long leaseMillis = -1L;
-            if (h != null && h.actor instanceof LeaseActor lease) {
-                peer = lease.peer;
-                leaseMillis = Math.max(0L, lease.remainingNanos() / 1_000_000L);
-            }
-            // depth is owner-confined; read here it may be a moment stale, which a dump tolerates
-            return new Object[] {identityHash, typeName, h == null ? 0L : h.threadClass, h == null ? 0 : depth,
-                    h == null ? "" : h.actor.toString(), waiters, queued, peer, leaseMillis, suspended};
-        }
+        return MonitorRows.snapshot(this);
     }
 
-    // ---- diagnostics (issue 17): read by DiagnosticRows ----
-
-    /**
-     * This monitor's part of the wait-for graph, in JDK types (see {@link DiagnosticRows#emulatedRows()} for
-     * the columns); null for a stub's monitor (its client state is read from {@link #remote}). Read under the
-     * queue lock; the owner's depth is owner-confined and may be a moment stale, which a dump tolerates.
-     */
+    /** The wait-for graph's row, read by {@link DiagnosticRows}; see {@link MonitorRows#waitForRow}. */
     Object[] waitForRow() {
-        if (remote != null) {
-            return null;
-        }
-        synchronized (this) {
-            Hold h = getOwnerVolatile();
-            Entrant[] queued = entrantsLocked();
-            Thread[] entrantThreads = new Thread[queued.length];
-            long[] entrantClasses = new long[queued.length];
-            boolean[] entrantOrphans = new boolean[queued.length];
-            for (int i = 0; i < queued.length; i++) {
-                entrantThreads[i] = queued[i].thread;
-                entrantClasses[i] = queued[i].threadClass;
-                entrantOrphans[i] = queued[i].orphan;
-            }
-            WaitNode[] waiters = waitersLocked();
-            Thread[] waiterThreads = new Thread[waiters.length];
-            long[] waiterClasses = new long[waiters.length];
-            for (int i = 0; i < waiters.length; i++) {
-                waiterThreads[i] = waiters[i].thread;
-                waiterClasses[i] = waiters[i].threadClass;
-            }
-            String peer = h != null && h.actor instanceof LeaseActor lease ? lease.peer : null;
-            return new Object[] {identityHash, typeName, h == null ? 0L : h.threadClass,
-                    h == null ? null : h.actor.thread, h == null ? "" : h.actor.toString(), peer,
-                    h == null ? 0 : depth, entrantThreads, entrantClasses, entrantOrphans, waiterThreads, waiterClasses};
-        }
+        return MonitorRows.waitForRow(this);
     }
 }

@@ -223,7 +223,7 @@ final class RemoteLeases {
                 }
             }
             case RemoteMonitorSite.INTERRUPT -> {
-                return InterruptRouting.interruptHere(cls, arg);
+                return InterruptForwarding.interruptHere(cls, arg);
             }
             case RemoteMonitorSite.PROBE -> {
                 return org.dthreads.monitor.internal.diagnostics.DeadlockProbe.serve(cls, arg, token, nanos);

@@ -7,7 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The wait set of one emulated monitor: the {@link WaitNode}s of classes in {@code Object.wait} on it, in
  * arrival order, and notify. A base class of {@link Monitor} (see {@link EntrantQueue}: one object, no
- * indirection); the wait itself (release the whole depth, park, re-acquire) is {@link Monitor#waitOn}.
+ * indirection); the wait itself (release the whole depth, park, re-acquire) is {@link MonitorWaits#waitOn}.
  *
  * <h2>What guards what</h2>
  * {@link #waitSet} and each node's {@code state} (WAITING -> NOTIFIED by a notifier, or WAITING -> CANCELLED
@@ -90,7 +90,7 @@ abstract class WaitSet extends EntrantQueue {
             for (WaitNode w; waitSet != null && (w = waitSet.pollFirst()) != null; ) {
                 waiting = waiting - 1;
                 if (w.state == WaitNode.CANCELLED) {
-                    continue; // abandoned by a wait that failed with an Error (see Monitor.waitOn)
+                    continue; // abandoned by a wait that failed with an Error (see MonitorWaits.waitOn)
                 }
                 w.state = WaitNode.NOTIFIED;
                 w.notifier = Thread.currentThread();

@@ -49,7 +49,7 @@ class InterruptForwardedWhileCallEndsTest {
             forwards.incrementAndGet();
             arrived.countDown(); // the wait there throws: the call of T returns
             answer.await(10, SECONDS); // the answer still travels back
-            return InterruptRouting.DELIVERED;
+            return InterruptForwarding.DELIVERED;
         }
 
         @Override

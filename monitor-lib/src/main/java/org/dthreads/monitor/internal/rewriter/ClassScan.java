@@ -10,11 +10,11 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>A class needs the rewriter when it has a {@code synchronized} method, a {@code monitorenter} or
  * {@code monitorexit} instruction (found by walking each method's instructions), or a constant-pool reference
- * to something the rewriter acts on ({@link #TARGETS}: the monitor methods, the reflective and method-handle
+ * to something the rewriter acts on ({@link RewriterReferences}: the monitor methods, the reflective and method-handle
  * look-ups, the JDK API whose lock objects it marks native; and the marker itself). Every symbolic reference
  * of a class file is in its constant pool (method handles and bootstrap arguments point at the same member
  * references), so a class with none of these has nothing to rewrite; the references are only resolved when
- * one of their names ({@link #REWRITER_WORDS}) is present at all. Such a class gets only the marker
+ * one of their names ({@link RewriterReferences#REWRITER_WORDS}) is present at all. Such a class gets only the marker
  * ({@link MarkerOnly}). Anything unexpected (an unknown constant or opcode, a truncated file) answers "needs the rewriter", which then decides as before.
  *
  * <p>The transformers of one class run one after the other on the loading thread, each given the previous
@@ -22,43 +22,33 @@ import java.nio.charset.StandardCharsets;
  * keeps the last scan per thread and reuses it for the same bytes, so they share one pass. The strings other
  * transformers ask about are noted in that same pass ({@link #watch}).
  *
- * <p>Immutable once built. Shared state: the per-thread cache, and the watched strings (an immutable set published
- * through a volatile field, replaced whole under the class's lock; each scan reads it once and answers for the set it
- * read).
+ * <p>Immutable once built. Shared state: the per-thread cache, and the watched strings ({@link WatchedStrings}: an
+ * immutable set published through a volatile field; each scan reads it once and answers for the set it read).
  */
 public final class ClassScan {
 
-    /** Constant-pool strings any of which sends a class to the full rewriter (see the class comment). */
-    static final String[] REWRITER_WORDS = {
-        "wait", "notify", "notifyAll", "holdsLock", "interrupt", "isInterrupted", "interrupted", // MonitorMethods
-        "findVirtual", "findStatic", "findSpecial", "unreflect", "unreflectSpecial", "bind", "invoke", // ReflectiveCalls
-        "getClassLoadingLock", "blockingLock", "lock", "globalHierarchyLock", "java/io/Reader", "java/io/Writer",
-        "java/awt/event/InvocationEvent", // NativeMarkVisitor
-        MonitorRewriter.REWRITTEN_DESCRIPTOR, // already rewritten: the rewriter says so
-    };
-    private static final byte[][] WORDS = encode(REWRITER_WORDS);
-    private static final boolean[] WORD_LENGTHS = lengths(WORDS);
-    /** {@link #WORDS} by length (null where none has it): a string is compared only with the words of its length. */
-    private static final byte[][][] WORDS_BY_LENGTH = byLength(WORDS);
-    private static final byte[] INIT = "<init>".getBytes(StandardCharsets.UTF_8);
     private static final byte[] CODE = "Code".getBytes(StandardCharsets.UTF_8);
     private static final byte[] ANNOTATIONS = "RuntimeVisibleAnnotations".getBytes(StandardCharsets.UTF_8);
     /**
-     * Per Utf8 length, what a string of that length may be: {@link #WORD} a {@link #REWRITER_WORDS} entry, {@link #CODE_NAME}
+     * Per Utf8 length, what a string of that length may be: {@link #WORD} a {@link RewriterReferences#REWRITER_WORDS} entry, {@link #CODE_NAME}
      * {@code Code}, {@link #ANNOTATIONS_NAME} {@code RuntimeVisibleAnnotations}. Most strings have none of these lengths: one
      * look-up each instead of three calls (the scan runs interpreted during start-up).
      */
     private static final byte[] LENGTH_KINDS = lengthKinds();
     private static final int WORD = 1;
-    /** Per {@code length << 7 | first byte} (ASCII): whether a {@link #REWRITER_WORDS} entry has that length and first byte. */
-    private static final boolean[] WORD_STARTS = wordStarts();
     private static final int CODE_NAME = 2;
     private static final int ANNOTATIONS_NAME = 4;
-    /** The strings other transformers ask about ({@link #watch}), replaced whole when one is added. */
-    private static volatile Watched watched = new Watched(new byte[0][], new boolean[0]);
     private static final int ACC_SYNCHRONIZED = 0x0020;
 
     private static final ThreadLocal<ClassScan> LAST = new ThreadLocal<>();
+
+    static {
+        try { // its watched strings, initialized with it as when they were its own field
+            java.lang.invoke.MethodHandles.lookup().ensureInitialized(WatchedStrings.class);
+        } catch (IllegalAccessException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** The bytes scanned; {@code key}: the array this scan answers for (the marked copy, for a {@link #markedAs} view). */
     final byte[] bytes;
@@ -72,11 +62,11 @@ public final class ClassScan {
     /** Offset of the class's {@code methods_count}; constant index of the Utf8 {@code Code} (0 if none). */
     final int methodsOffset;
     final int codeNameIndex;
-    private final int[] constantOffsets; // per constant index: offset of its tag byte (0 for a long's second slot)
+    final int[] constantOffsets; // per constant index: offset of its tag byte (0 for a long's second slot)
     private final int access;
     private final boolean needsRewriter;
     /** The watched strings when this scan was made, and which of them its constant pool holds (bit i: string i). */
-    private final Watched watching;
+    private final WatchedStrings watching;
     private final long watchedFound;
 
     private ClassScan(byte[] bytes) {
@@ -90,7 +80,7 @@ public final class ClassScan {
         boolean words = false;
         int codeIndex = 0;
         int annotationsIndex = 0;
-        Watched watch = watched;
+        WatchedStrings watch = WatchedStrings.current;
         boolean[] watchedLengths = watch.lengths;
         long found = 0;
         int p = 10;
@@ -103,8 +93,8 @@ public final class ClassScan {
                     int kinds = length < LENGTH_KINDS.length ? LENGTH_KINDS[length] : 0;
                     if (kinds != 0) {
                         int first = bytes[p + 3]; // a word's length and first byte, then the call (most strings: no call)
-                        if (!words && (kinds & WORD) != 0 && first >= 0 && WORD_STARTS[length << 7 | first]
-                                && isWord(p + 3, length)) {
+                        if (!words && (kinds & WORD) != 0 && first >= 0 && RewriterReferences.WORD_STARTS[length << 7 | first]
+                                && RewriterReferences.isWord(this, p + 3, length)) {
                             words = true;
                         }
                         if ((kinds & CODE_NAME) != 0 && equalsAt(p + 3, length, CODE)) {
@@ -144,7 +134,7 @@ public final class ClassScan {
         p = skipMembers(p, codeIndex, true, monitors);
         this.classAttributesOffset = p;
         skipAttributes(p); // bounds-checks the rest
-        this.needsRewriter = monitors[0] || (words && referencesRewriterTarget());
+        this.needsRewriter = monitors[0] || (words && RewriterReferences.referencesRewriterTarget(this));
     }
 
     /** The scan of {@code bytes}: the calling thread's last one if it was of this same array. */
@@ -235,50 +225,8 @@ public final class ClassScan {
      * are loaded (a transformer's set-up); a scan made earlier still answers, by walking its pool. At most 64 strings.
      * The array is kept, not copied: asking with the same array then costs no comparison; the caller must not change it.
      */
-    public static synchronized void watch(byte[] utf8) {
-        Watched now = watched;
-        if (now.indexOf(utf8) >= 0) {
-            return;
-        }
-        if (now.strings.length == Long.SIZE) {
-            throw new IllegalStateException("ClassScan watches at most " + Long.SIZE + " strings");
-        }
-        byte[][] strings = java.util.Arrays.copyOf(now.strings, now.strings.length + 1);
-        strings[now.strings.length] = utf8; // kept as given (not to be changed): hasConstant(sameArray) needs no compare
-        boolean[] lengths = java.util.Arrays.copyOf(now.lengths, Math.max(now.lengths.length, utf8.length + 1));
-        lengths[utf8.length] = true;
-        watched = new Watched(strings, lengths);
-    }
-
-    /** The watched strings and their lengths; immutable once published. */
-    private static final class Watched {
-        final byte[][] strings;
-        final boolean[] lengths;
-
-        Watched(byte[][] strings, boolean[] lengths) {
-            this.strings = strings;
-            this.lengths = lengths;
-        }
-
-        int indexOf(byte[] utf8) {
-            for (int i = 0; i < strings.length; i++) {
-                if (strings[i] == utf8 || java.util.Arrays.equals(strings[i], utf8)) {
-                    return i;
-                }
-            }
-            return -1;
-        }
-
-        /** The bits of the watched strings equal to the {@code length} bytes at {@code offset} of the scan's class. */
-        long find(ClassScan scan, int offset, int length) {
-            long bits = 0;
-            for (int i = 0; i < strings.length; i++) {
-                if (scan.equalsAt(offset, length, strings[i])) {
-                    bits |= 1L << i;
-                }
-            }
-            return bits;
-        }
+    public static void watch(byte[] utf8) {
+        WatchedStrings.watch(utf8);
     }
 
     /** Whether the constant pool holds the Utf8 string {@code utf8} (modified UTF-8 bytes), as a whole. */
@@ -412,106 +360,9 @@ public final class ClassScan {
         }
     }
 
-    /**
-     * A member reference of the constant pool the rewriter acts on: owner (null: any), name, descriptor (null: any).
-     * The same cases as {@link MonitorMethods}, {@link ReflectiveCalls} and {@link NativeMarkVisitor}; method
-     * handles and bootstrap arguments point at these references too.
-     */
-    private record Target(boolean field, byte[] owner, byte[] name, byte[] descriptor) {
-        static Target method(String owner, String name, String descriptor) {
-            return new Target(false, utf8(owner), utf8(name), utf8(descriptor));
-        }
-
-        private static byte[] utf8(String s) {
-            return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
-        }
-    }
-
-    private static final String LOOKUP = "java/lang/invoke/MethodHandles$Lookup";
-    private static final Target[] TARGETS = {
-        Target.method(null, "wait", "()V"), Target.method(null, "wait", "(J)V"), Target.method(null, "wait", "(JI)V"),
-        Target.method(null, "notify", "()V"), Target.method(null, "notifyAll", "()V"),
-        Target.method(null, "holdsLock", "(Ljava/lang/Object;)Z"), Target.method(null, "interrupt", "()V"),
-        Target.method(null, "isInterrupted", "()Z"), Target.method(null, "interrupted", "()Z"),
-        Target.method(LOOKUP, "findVirtual", null), Target.method(LOOKUP, "findStatic", null),
-        Target.method(LOOKUP, "findSpecial", null), Target.method(LOOKUP, "unreflect", null),
-        Target.method(LOOKUP, "unreflectSpecial", null), Target.method(LOOKUP, "bind", null),
-        Target.method("java/lang/reflect/Method", "invoke", null),
-        Target.method(null, "getClassLoadingLock", "(Ljava/lang/String;)Ljava/lang/Object;"),
-        Target.method(null, "blockingLock", "()Ljava/lang/Object;"),
-        Target.method("java/io/Reader", "<init>", "(Ljava/lang/Object;)V"),
-        Target.method("java/io/Writer", "<init>", "(Ljava/lang/Object;)V"),
-        Target.method("java/awt/event/InvocationEvent", "<init>", null),
-        new Target(true, null, Target.utf8("lock"), Target.utf8("Ljava/lang/Object;")),
-        new Target(true, null, Target.utf8("globalHierarchyLock"), null),
-    };
-    /** Strings that need the rewriter wherever they are: an override of getClassLoadingLock, the marker. */
-    private static final byte[][][] ALONE_BY_LENGTH =
-            byLength(encode(new String[] {"getClassLoadingLock", MonitorRewriter.REWRITTEN_DESCRIPTOR}));
-
-    /** Asked only when a {@link #REWRITER_WORDS} string is present: is it part of something the rewriter changes? */
-    private boolean referencesRewriterTarget() {
-        for (int i = 1; i < constantOffsets.length; i++) {
-            int p = constantOffsets[i];
-            int tag = bytes[p];
-            if (tag == 1) {
-                int length = u2(p + 1);
-                if (length < ALONE_BY_LENGTH.length && ALONE_BY_LENGTH[length] != null && isOneOf(p + 3, length,
-                        ALONE_BY_LENGTH[length])) {
-                    return true;
-                }
-            } else if ((tag == 9 || tag == 10 || tag == 11) && isTargetReference(i)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** The offset of constant {@code index}'s tag byte. */
     int constantOffset(int index) {
         return constantOffsets[index];
-    }
-
-    /** Whether the member reference (field, method or interface method) at {@code index} is one of {@link #TARGETS}. */
-    boolean isTargetReference(int index) {
-        int p = constantOffsets[index];
-        boolean field = bytes[p] == 9;
-        int owner = constantOffsets[u2(constantOffsets[u2(p + 1)] + 1)];
-        int nameAndType = constantOffsets[u2(p + 3)];
-        int name = constantOffsets[u2(nameAndType + 1)];
-        if (!isWord(name + 3, u2(name + 1)) && !(utf8Is(name, INIT) && isWord(owner + 3, u2(owner + 1)))) {
-            return false; // most references: a length look-up or two (every target's name or owner is a word)
-        }
-        int descriptor = constantOffsets[u2(nameAndType + 3)];
-        for (Target t : TARGETS) {
-            if (t.field() == field && utf8Is(name, t.name()) && (t.owner() == null || utf8Is(owner, t.owner()))
-                    && (t.descriptor() == null || utf8Is(descriptor, t.descriptor()))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean utf8Is(int offset, byte[] value) {
-        return equalsAt(offset + 3, u2(offset + 1), value);
-    }
-
-    private boolean isWord(int offset, int length) {
-        if (length >= WORD_LENGTHS.length || !WORD_LENGTHS[length]) {
-            return false; // most strings: one look-up
-        }
-        return isOneOf(offset, length, WORDS_BY_LENGTH[length]);
-    }
-
-    /** Whether the {@code length} bytes at {@code offset} equal one of {@code words}, all of that length. */
-    private boolean isOneOf(int offset, int length, byte[][] words) {
-        byte first = bytes[offset];
-        for (byte[] word : words) {
-            if (word[0] == first && equalsAt(offset, length, word)) { // most differ in the first byte: no call
-                return true;
-            }
-        }
-        return false;
     }
 
     boolean equalsAt(int offset, int length, byte[] word) {
@@ -534,56 +385,14 @@ public final class ClassScan {
         return ((bytes[p] & 0xFF) << 24) | ((bytes[p + 1] & 0xFF) << 16) | ((bytes[p + 2] & 0xFF) << 8) | (bytes[p + 3] & 0xFF);
     }
 
-    private static boolean[] lengths(byte[][] words) {
-        int longest = 0;
-        for (byte[] w : words) {
-            longest = Math.max(longest, w.length);
-        }
-        boolean[] lengths = new boolean[longest + 1];
-        for (byte[] w : words) {
-            lengths[w.length] = true;
-        }
-        return lengths;
-    }
-
-    private static byte[][][] byLength(byte[][] words) {
-        int longest = 0;
-        for (byte[] w : words) {
-            longest = Math.max(longest, w.length);
-        }
-        byte[][][] byLength = new byte[longest + 1][][];
-        for (byte[] w : words) {
-            byte[][] same = byLength[w.length] == null ? new byte[0][] : byLength[w.length];
-            same = java.util.Arrays.copyOf(same, same.length + 1);
-            same[same.length - 1] = w;
-            byLength[w.length] = same;
-        }
-        return byLength;
-    }
-
-    private static boolean[] wordStarts() {
-        boolean[] starts = new boolean[WORD_LENGTHS.length << 7];
-        for (byte[] w : WORDS) {
-            starts[w.length << 7 | w[0]] = true; // every word is ASCII
-        }
-        return starts;
-    }
-
     private static byte[] lengthKinds() {
-        byte[] kinds = new byte[Math.max(WORD_LENGTHS.length, ANNOTATIONS.length + 1)];
-        for (int length = 0; length < WORD_LENGTHS.length; length++) {
-            kinds[length] = (byte) (WORD_LENGTHS[length] ? WORD : 0);
+        boolean[] wordLengths = RewriterReferences.WORD_LENGTHS;
+        byte[] kinds = new byte[Math.max(wordLengths.length, ANNOTATIONS.length + 1)];
+        for (int length = 0; length < wordLengths.length; length++) {
+            kinds[length] = (byte) (wordLengths[length] ? WORD : 0);
         }
         kinds[CODE.length] |= CODE_NAME;
         kinds[ANNOTATIONS.length] |= ANNOTATIONS_NAME;
         return kinds;
-    }
-
-    private static byte[][] encode(String[] words) {
-        byte[][] encoded = new byte[words.length][];
-        for (int i = 0; i < words.length; i++) {
-            encoded[i] = words[i].getBytes(StandardCharsets.UTF_8);
-        }
-        return encoded;
     }
 }

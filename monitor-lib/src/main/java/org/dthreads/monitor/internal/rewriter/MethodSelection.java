@@ -81,7 +81,7 @@ final class MethodSelection {
             target = new boolean[count];
             for (int i = 1; i < count; i++) {
                 int tag = tag(i);
-                target[i] = (tag == 9 || tag == 10 || tag == 11) && scan.isTargetReference(i);
+                target[i] = (tag == 9 || tag == 10 || tag == 11) && RewriterReferences.isTargetReference(scan, i);
             }
             boolean handle = false;
             for (int i = 1; i < count; i++) {
