@@ -39,6 +39,6 @@ public class HandOffStress {
     public void check(II_Result r) {
         r.r1 = counter;
         Monitor m = MonitorRuntime.TABLE.get(lock);
-        r.r2 = m != null && m.getOwnerVolatile() != null ? 1 : 0;
+        r.r2 = m != null && m.getOwnerVolatile() != null && !m.isRetired() ? 1 : 0; // retired by a sweep: free
     }
 }

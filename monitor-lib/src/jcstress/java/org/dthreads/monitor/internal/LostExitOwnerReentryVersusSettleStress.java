@@ -46,7 +46,7 @@ public class LostExitOwnerReentryVersusSettleStress {
     public void check(III_Result r) {
         Monitor m = MonitorRuntime.TABLE.get(lock);
         r.r1 = exitFailed;
-        r.r2 = m != null && m.getOwnerVolatile() != null ? 1 : 0;
+        r.r2 = m != null && m.getOwnerVolatile() != null && !m.isRetired() ? 1 : 0; // retired by a sweep: free
         r.r3 = LostExitRecordVersusSettleStress.levelsOf(lock);
     }
 }
